@@ -1,0 +1,320 @@
+"""The DouDiZhu rules engine (RULES.md "DouDiZhu"): a small, cheaply copied value, no gym/torch/ray.
+
+Seats are 0, 1, 2 in play order. Without bidding the landlord is seat 0 (DouZero's fixed-landlord setting,
+used by DouZero, DouZero+ and OADMCDou); with ``bidding=True`` one round of bids (pass, 1, 2, 3; a bid must
+exceed the last; 3 ends it) decides the landlord, and a deal where all pass is re-dealt.
+Roles are ``landlord``, ``landlord_down`` (plays after the landlord) and ``landlord_up`` (plays before).
+
+Payoffs are zero-sum per seat: ADP pays the landlord ``+-2 x base`` and each peasant ``-+base`` with
+``base = bid x 2^(bombs + rockets)`` (x2 for a spring when ``spring=True``); WP pays ``+-2`` / ``-+1``.
+Divide the landlord's payoff by 2 for DouZero's per-side targets.
+
+Moves are ids into :func:`~cardrl.games.doudizhu_moves.doudizhu_move_table`; during bidding the actions are
+``num_moves + b`` for ``b`` in 0 (pass), 1, 2, 3.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardrl.cards import NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
+from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+
+NUM_PLAYERS = 3
+ROLES = ("landlord", "landlord_down", "landlord_up")
+REWARDS = ("adp", "wp")
+_DECK = np.array([r for r in range(13) for _ in range(4)] + [13, 14], dtype=np.int64)
+_BOMB_CATEGORIES = (int(Category.BOMB), int(Category.ROCKET))
+
+
+class IllegalMoveError(ValueError):
+    """A move that is not legal in the current state (the state is left unchanged)."""
+
+
+class GameOverError(RuntimeError):
+    """A step after the game has ended."""
+
+
+def _check_seed(seed) -> int:
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be a non-negative int, got {type(seed).__name__} {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative int, got {seed}")
+    return int(seed)
+
+
+class DouDizhuGame:
+    """One deal of DouDiZhu; see the module docstring for seats, roles, bidding and payoffs.
+
+    ``reset(seed)`` deals; ``legal_moves()``, ``step(move)``, ``current_player``, ``is_over`` and
+    ``payoffs()`` play it; ``view(seat)`` and ``oracle_view()`` expose what a player (or an oracle) sees;
+    ``copy()`` is cheap and ``replay(seed, actions)`` rebuilds a state exactly.
+    """
+
+    def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
+        self.table = doudizhu_move_table(kickers)
+        self.kickers = kickers
+        self.bidding = bool(bidding)
+        self.spring = bool(spring)
+        self.num_moves = len(self.table)
+        self.seed: int | None = None
+        self.actions: list[int] = []  # every action of the deal, bids included, for replay
+
+    # ---- setup -------------------------------------------------------------------------------
+    def reset(self, seed: int) -> "DouDizhuGame":
+        self.seed = _check_seed(seed)
+        self.actions = []
+        self.redeals = 0
+        self._deal(np.random.default_rng(self.seed))
+        return self
+
+    def _deal(self, rng: np.random.Generator) -> None:
+        order = rng.permutation(_DECK)
+        self.hands = np.zeros((NUM_PLAYERS, NUM_RANKS_WITH_JOKERS), dtype=np.int8)
+        for seat in range(NUM_PLAYERS):
+            np.add.at(self.hands[seat], order[seat * 17:(seat + 1) * 17], 1)
+        self.bottom = np.zeros(NUM_RANKS_WITH_JOKERS, dtype=np.int8)
+        np.add.at(self.bottom, order[51:], 1)
+        self.played = np.zeros((NUM_PLAYERS, NUM_RANKS_WITH_JOKERS), dtype=np.int8)
+        self.num_played_moves = np.zeros(NUM_PLAYERS, dtype=np.int16)
+        self.history: list[int] = []  # move ids of the play phase, passes included
+        self.history_seats: list[int] = []
+        self.bids: list[int] = []
+        self.last_move: int | None = None  # the move to beat; None when the player to move leads
+        self.last_mover: int | None = None
+        self.bomb_count = 0
+        self.winner: int | None = None
+        if self.bidding:
+            self.phase = "bid"
+            self.first_bidder = int(rng.integers(NUM_PLAYERS))
+            self.current_player = self.first_bidder
+            self.landlord = -1
+            self.bid = 0
+        else:
+            self.phase = "play"
+            self._make_landlord(0, bid=1)
+
+    def _make_landlord(self, seat: int, bid: int) -> None:
+        self.landlord = seat
+        self.bid = bid
+        self.hands[seat] += self.bottom
+        self.current_player = seat
+        self.phase = "play"
+
+    # ---- queries -----------------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def role(self, seat: int) -> str:
+        """``landlord``, ``landlord_down`` or ``landlord_up`` (only once the landlord is known)."""
+        if self.landlord < 0:
+            raise RuntimeError("roles are not known before bidding has ended")
+        return ROLES[(seat - self.landlord) % NUM_PLAYERS]
+
+    def seat_of(self, role: str) -> int:
+        if role not in ROLES:
+            raise ValueError(f"unknown role {role!r}; roles are {ROLES}")
+        if self.landlord < 0:
+            raise RuntimeError("roles are not known before bidding has ended")
+        return (self.landlord + ROLES.index(role)) % NUM_PLAYERS
+
+    def legal_moves(self) -> np.ndarray:
+        """Sorted ids of the legal actions of the player to move (bid actions during bidding)."""
+        if self.phase == "play":
+            return self.table.legal_moves(rank_counts_to_bits(self.hands[self.current_player]), self.last_move)
+        if self.phase == "bid":
+            return np.array([self.num_moves] + [self.num_moves + b for b in range(self.bid + 1, 4)])
+        return np.zeros(0, dtype=np.int64)
+
+    def is_legal(self, action: int) -> bool:
+        if self.phase == "bid":
+            return action == self.num_moves or self.num_moves + self.bid < action <= self.num_moves + 3
+        if self.phase != "play" or not 0 <= action < self.num_moves:
+            return False
+        bits = int(self.table.bits[action])
+        return bits & ~rank_counts_to_bits(self.hands[self.current_player]) == 0 and self.table.beats(
+            action, self.last_move)
+
+    # ---- transitions -------------------------------------------------------------------------
+    def step(self, action: int) -> "DouDizhuGame":
+        """Apply a legal action of the player to move. Raises (and changes nothing) otherwise."""
+        if self.phase == "over":
+            raise GameOverError("the game is over; call reset(seed) to deal again")
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"an action must be an int move id, got {type(action).__name__} {action!r}")
+        action = int(action)
+        if not self.is_legal(action):
+            raise IllegalMoveError(self._illegal_reason(action))
+        self.actions.append(action)
+        if self.phase == "bid":
+            self._step_bid(action - self.num_moves)
+        else:
+            self._step_play(action)
+        return self
+
+    def _illegal_reason(self, action: int) -> str:
+        who = f"seat {self.current_player}"
+        if self.phase == "bid":
+            allowed = ["pass"] + [str(b) for b in range(self.bid + 1, 4)]
+            return (f"{who} is bidding: action {action} is not a bid; allowed are {self.num_moves} (pass) and "
+                    f"{self.num_moves}+b for b in {allowed[1:]}")
+        if not 0 <= action < self.num_moves:
+            return f"action {action} is out of range: move ids are 0..{self.num_moves - 1}"
+        move = self.table.strings[action]
+        hand = rank_counts_to_string(self.hands[self.current_player])
+        if action == self.table.pass_id:
+            return f"{who} leads and may not pass"
+        if int(self.table.bits[action]) & ~rank_counts_to_bits(self.hands[self.current_player]):
+            return f"{who} does not hold the cards of move {action} ({move}); hand is {hand}"
+        last = self.table.strings[self.last_move]
+        return f"move {action} ({move}) does not beat the last move {self.last_move} ({last})"
+
+    def _step_bid(self, bid: int) -> None:
+        self.bids.append(bid)
+        if bid:
+            self.bid = bid
+            self.bid_winner = self.current_player
+        if bid == 3 or len(self.bids) == NUM_PLAYERS:
+            if self.bid == 0:  # all passed: re-deal with a seed derived from the deal's seed
+                self.redeals += 1
+                self._deal(np.random.default_rng([self.seed, self.redeals]))
+                return
+            self._make_landlord(self.bid_winner, self.bid)
+            return
+        self.current_player = (self.current_player + 1) % NUM_PLAYERS
+
+    def _step_play(self, move: int) -> None:
+        seat = self.current_player
+        self.history.append(move)
+        self.history_seats.append(seat)
+        if move != self.table.pass_id:
+            counts = self.table.cards[move]  # thermometer vector -> rank counts
+            delta = np.add.reduceat(counts[:52], np.arange(0, 52, 4)).astype(np.int8)
+            self.hands[seat, :13] -= delta
+            self.played[seat, :13] += delta
+            self.hands[seat, 13:] -= counts[52:].astype(np.int8)
+            self.played[seat, 13:] += counts[52:].astype(np.int8)
+            self.num_played_moves[seat] += 1
+            if self.table.category[move] in _BOMB_CATEGORIES:
+                self.bomb_count += 1
+            self.last_move, self.last_mover = move, seat
+            if not self.hands[seat].any():
+                self.winner = seat
+                self.phase = "over"
+                return
+        nxt = (seat + 1) % NUM_PLAYERS
+        if nxt == self.last_mover:  # two passes in a row: the last player leads
+            self.last_move = None
+        self.current_player = nxt
+
+    # ---- results -----------------------------------------------------------------------------
+    def winning_side(self) -> str | None:
+        """``"landlord"``, ``"peasants"``, or ``None`` while the game runs."""
+        if self.winner is None:
+            return None
+        return "landlord" if self.winner == self.landlord else "peasants"
+
+    def multiplier(self) -> int:
+        """``bid x 2^(bombs + rockets)``, x2 for a spring or anti-spring when that option is on."""
+        mult = self.bid * 2 ** self.bomb_count
+        if self.spring and self.winner is not None:
+            peasants = [s for s in range(NUM_PLAYERS) if s != self.landlord]
+            if self.winner == self.landlord and not any(self.num_played_moves[p] for p in peasants):
+                mult *= 2
+            elif self.winner != self.landlord and self.num_played_moves[self.landlord] == 1:
+                mult *= 2
+        return mult
+
+    def payoffs(self, reward: str = "adp") -> np.ndarray:
+        """Zero-sum payoff per seat (see module docstring); all zeros while the game runs."""
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is unknown; allowed: {REWARDS}")
+        out = np.zeros(NUM_PLAYERS, dtype=np.float64)
+        if self.winner is None:
+            return out
+        base = float(self.multiplier()) if reward == "adp" else 1.0
+        sign = 1.0 if self.winner == self.landlord else -1.0
+        out[:] = -sign * base
+        out[self.landlord] = 2.0 * sign * base
+        return out
+
+    # ---- views -------------------------------------------------------------------------------
+    def view(self, seat: int) -> "DouDizhuView":
+        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
+        return DouDizhuView(self, seat, oracle=False)
+
+    def oracle_view(self, seat: int | None = None) -> "DouDizhuView":
+        """Everything, every hand included (for oracle guiding and debugging)."""
+        return DouDizhuView(self, self.current_player if seat is None else seat, oracle=True)
+
+    # ---- copy and replay ---------------------------------------------------------------------
+    def copy(self) -> "DouDizhuGame":
+        new = object.__new__(DouDizhuGame)
+        new.__dict__.update(self.__dict__)
+        for name in ("hands", "played", "num_played_moves", "bottom"):
+            setattr(new, name, getattr(self, name).copy())
+        for name in ("history", "history_seats", "bids", "actions"):
+            setattr(new, name, list(getattr(self, name)))
+        return new
+
+    @classmethod
+    def replay(cls, seed: int, actions, **options) -> "DouDizhuGame":
+        """The state after dealing ``seed`` and applying ``actions`` (as recorded in ``game.actions``)."""
+        game = cls(**options).reset(seed)
+        for action in actions:
+            game.step(action)
+        return game
+
+    def render(self) -> str:
+        """A readable text picture of the deal: hands, the trick to beat, and the recent moves."""
+        lines = []
+        if self.phase == "bid":
+            lines.append(f"bidding: bids so far {self.bids}, seat {self.current_player} to bid")
+        for seat in range(NUM_PLAYERS):
+            role = self.role(seat) if self.landlord >= 0 else f"seat {seat}"
+            mark = "*" if seat == self.current_player and not self.is_over else " "
+            hand = _pretty(rank_counts_to_string(self.hands[seat])) or "-"
+            lines.append(f"{mark} {role:<14} [{int(self.hands[seat].sum()):2d}] {hand}")
+        if self.phase != "bid":
+            last = "(lead)" if self.last_move is None else _pretty(self.table.strings[self.last_move])
+            lines.append(f"to beat: {last}    bombs: {self.bomb_count}    bid: {self.bid}")
+            recent = [f"{self.role(s)}:{_pretty(self.table.strings[m])}"
+                      for s, m in zip(self.history_seats[-6:], self.history[-6:])]
+            lines.append("recent: " + (" ".join(recent) if recent else "-"))
+        if self.is_over:
+            lines.append(f"over: {self.winning_side()} win, ADP payoffs {self.payoffs('adp').tolist()}")
+        return "\n".join(lines)
+
+
+def _pretty(move: str) -> str:
+    return move.replace("T", "10").replace("B", "bj ").replace("R", "RJ ").strip() if move != "pass" else "pass"
+
+
+class DouDizhuView:
+    """A player's view of a :class:`DouDizhuGame` (copied arrays; ``oracle=True`` adds every hand).
+
+    ``unseen`` are the cards this player cannot see (the other two hands together), which DouZero's
+    features encode as "other hand cards".
+    """
+
+    __slots__ = ("seat", "role", "hand", "unseen", "played", "cards_left", "history", "history_seats",
+                 "last_move", "last_mover", "bomb_count", "landlord", "bottom", "hands", "phase", "bids")
+
+    def __init__(self, game: DouDizhuGame, seat: int, oracle: bool):
+        self.seat = seat
+        self.landlord = game.landlord
+        self.role = game.role(seat) if game.landlord >= 0 else None
+        self.phase = game.phase
+        self.hand = game.hands[seat].copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
+        self.played = game.played.copy()
+        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
+        self.history = tuple(game.history)
+        self.history_seats = tuple(game.history_seats)
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.bomb_count = game.bomb_count
+        self.bids = tuple(game.bids)
+        self.bottom = game.bottom.copy() if game.landlord >= 0 else None  # shown face up once taken
+        self.hands = game.hands.copy() if oracle else None
