@@ -35,7 +35,8 @@ class GameOverError(RuntimeError):
     """A step after the game has ended."""
 
 
-def _check_seed(seed) -> int:
+def check_seed(seed) -> int:
+    """The seed as an int, or a TypeError/ValueError that says what a seed must be."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
         raise TypeError(f"seed must be a non-negative int, got {type(seed).__name__} {seed!r}")
     if seed < 0:
@@ -62,7 +63,7 @@ class DouDizhuGame:
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "DouDizhuGame":
-        self.seed = _check_seed(seed)
+        self.seed = check_seed(seed)
         self.actions = []
         self.redeals = 0
         self._deal(np.random.default_rng(self.seed))
@@ -279,16 +280,20 @@ class DouDizhuGame:
         if self.phase != "bid":
             last = "(lead)" if self.last_move is None else _pretty(self.table.strings[self.last_move])
             lines.append(f"to beat: {last}    bombs: {self.bomb_count}    bid: {self.bid}")
-            recent = [f"{self.role(s)}:{_pretty(self.table.strings[m])}"
+            recent = [f"{self.role(s)}: {_pretty(self.table.strings[m])}"
                       for s, m in zip(self.history_seats[-6:], self.history[-6:])]
-            lines.append("recent: " + (" ".join(recent) if recent else "-"))
+            lines.append("recent: " + (" | ".join(recent) if recent else "-"))
         if self.is_over:
             lines.append(f"over: {self.winning_side()} win, ADP payoffs {self.payoffs('adp').tolist()}")
         return "\n".join(lines)
 
 
 def _pretty(move: str) -> str:
-    return move.replace("T", "10").replace("B", "bj ").replace("R", "RJ ").strip() if move != "pass" else "pass"
+    """``"TTJB"`` -> ``"10 10 J BJ"``: one token per card, jokers as BJ (black) and RJ (red)."""
+    if move == "pass":
+        return "pass"
+    names = {"T": "10", "B": "BJ", "R": "RJ"}
+    return " ".join(names.get(ch, ch) for ch in move)
 
 
 class DouDizhuView:

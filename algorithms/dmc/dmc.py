@@ -1,0 +1,272 @@
+"""Deep Monte-Carlo (DouZero) as an RLlib ``Algorithm`` on the new API stack.
+
+DouZero (Zha et al. 2021), restated in DouZero+ (papers/zhao-2022-douzero-plus-opponent-model-coach.txt, section III)
+and Luo & Tan 2024 (Algorithm 1): actors play whole games epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen
+(s, a) is labelled with the player's final return G; learners minimise (Q(s, a) - G)^2 with RMSprop (lr 1e-4,
+alpha 0.99, eps 1e-5) and gradient clipping 40. One network per DouDiZhu seat as DouZero; one shared network with
+seat identity in the features for Big2/GuanDan.
+
+Data flow (DESIGN.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games at once
+and return compact per-module samples; the driver keeps one sample request in flight per runner, each carrying the
+newest weights, so sampling and learning overlap and a runner's weights lag the learner by at most the updates made
+while one request ran (reported as ``weight_lag``).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict, deque
+
+import numpy as np
+import ray
+from ray.rllib.algorithms.algorithm import Algorithm
+from ray.rllib.algorithms.algorithm_config import AlgorithmConfig, NotProvided
+from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
+from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
+from ray.rllib.utils.metrics import (
+    ENV_RUNNER_RESULTS,
+    LEARNER_RESULTS,
+    NUM_ENV_STEPS_SAMPLED_LIFETIME,
+)
+
+from cardrl.envs.rllib import ENV_MODULES, GAME_ENVS, make_aec_env
+
+MODELS = ("douzero_lstm", "mlp")
+WEIGHTS_SEQ_NO = "weights_seq_no"
+
+
+def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
+    """Policy mapping of DouZero: every seat has its own Q-network, named like the seat."""
+    return agent_id
+
+
+class DMCConfig(AlgorithmConfig):
+    """Configuration of :class:`DMC` (DouZero's hyperparameters are the defaults).
+
+    Example::
+
+        config = (DMCConfig().game("doudizhu", reward="adp")
+                  .env_runners(num_env_runners=1, num_envs_per_env_runner=32)
+                  .training(q_model="douzero_lstm", frames_per_update=3200))
+        algo = config.build_algo()
+    """
+
+    def __init__(self, algo_class=None):
+        super().__init__(algo_class=algo_class or DMC)
+        from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+
+        self.game_name = "doudizhu"
+        self.env_runner_cls = DMCEnvRunner
+        self.num_envs_per_env_runner = 32
+        self.rollout_fragment_length = 800  # frames per sample request
+        self.lr = 1e-4
+        self.rmsprop_alpha = 0.99
+        self.rmsprop_eps = 1e-5
+        self.grad_clip = 40.0
+        self.grad_clip_by = "global_norm"
+        self.epsilon = 0.01
+        self.q_model = "douzero_lstm"  # or "mlp" (DanZero's 4x512 tanh)
+        self.frames_per_update = 3200  # per module: DouZero's batch of 32 unrolls of 100
+        self.updates_per_iteration = 1
+        self.target_scale = None  # role -> factor on the payoff; None: the game's default
+        self.hidden_sizes = None  # None: the model's paper sizes
+        self.policy_mapping_fn = one_module_per_seat
+        self.min_time_s_per_iteration = 0
+        self.min_sample_timesteps_per_iteration = 0
+        self.min_train_timesteps_per_iteration = 0
+
+    # ---- builders ------------------------------------------------------------------------------
+    def game(self, name: str = NotProvided, **env_config) -> "DMCConfig":
+        """Choose the game (``"doudizhu"``) and its env options (e.g. ``reward="wp"``)."""
+        if name is not NotProvided:
+            self.game_name = name
+        if env_config:
+            self.env_config = {**dict(self.env_config or {}), **env_config}
+        return self
+
+    def training(self, *, epsilon=NotProvided, q_model=NotProvided, frames_per_update=NotProvided,
+                 rmsprop_alpha=NotProvided, rmsprop_eps=NotProvided, updates_per_iteration=NotProvided,
+                 target_scale=NotProvided, hidden_sizes=NotProvided, **kwargs) -> "DMCConfig":
+        super().training(**kwargs)
+        for name, value in dict(epsilon=epsilon, q_model=q_model, frames_per_update=frames_per_update,
+                                rmsprop_alpha=rmsprop_alpha, rmsprop_eps=rmsprop_eps,
+                                updates_per_iteration=updates_per_iteration, target_scale=target_scale,
+                                hidden_sizes=hidden_sizes).items():
+            if value is not NotProvided:
+                setattr(self, name, value)
+        return self
+
+    @property
+    def game_agents(self) -> list[str]:
+        return list(make_aec_env(self.game_name, **dict(self.env_config or {})).possible_agents)
+
+    def target_scales(self) -> dict[str, float]:
+        """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
+        if self.target_scale is not None:
+            return dict(self.target_scale)
+        if GAME_ENVS.get(self.game_name, self.game_name) == "doudizhu_v0":
+            return {"landlord": 0.5}
+        return {}
+
+    def get_default_learner_class(self):
+        from cardrl.algorithms.dmc.dmc_learner import DMCTorchLearner
+
+        return DMCTorchLearner
+
+    def get_multi_rl_module_spec(self, *, env=None, spaces=None, inference_only=False, **kwargs):
+        """One Q-network per module id (DouDiZhu: one per seat), sized from the game's features."""
+        from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
+
+        env_ = make_aec_env(self.game_name, **dict(self.env_config or {}))
+        features = env_.features
+        roles = {}
+        for agent in env_.possible_agents:
+            dims = RoleDims(features.state_dim(agent), tuple(features.HISTORY_SHAPE), features.ACTION_DIM)
+            roles.setdefault(self.policy_mapping_fn(agent, None), dims)
+        model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else None
+        return dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
+
+    def validate(self) -> None:
+        super().validate()
+        errors = []
+        if self.game_name not in GAME_ENVS and self.game_name not in ENV_MODULES:
+            errors.append(f"game {self.game_name!r} is unknown; available: {sorted(GAME_ENVS)}")
+        if self.q_model not in MODELS:
+            errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
+        if not 0.0 <= self.epsilon <= 1.0:
+            errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
+        if self.frames_per_update < 1:
+            errors.append(f"frames_per_update={self.frames_per_update} must be >= 1")
+        if (self.env_config or {}).get("bidding"):
+            errors.append("DMC trains the card-play phase with a fixed landlord (as DouZero); bidding=True is not "
+                          "supported yet")
+        if self.num_envs_per_env_runner < 1:
+            errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
+        if self.num_gpus_per_learner > 0:
+            import torch
+
+            have = torch.cuda.device_count()
+            need = max(1, self.num_learners) * self.num_gpus_per_learner
+            if need > have:
+                errors.append(f"{max(1, self.num_learners)} learner(s) x {self.num_gpus_per_learner} GPU need "
+                              f"{need} GPU(s), but this machine has {have}; use num_gpus_per_learner=0 for CPU")
+        if errors:
+            raise ValueError("invalid DMC config: " + "; ".join(errors))
+
+
+class DMC(Algorithm):
+    """Deep Monte-Carlo on RLlib (see the module docstring; DouZero, Zha et al. 2021)."""
+
+    @classmethod
+    def get_default_config(cls) -> DMCConfig:
+        return DMCConfig()
+
+    def setup(self, config) -> None:
+        super().setup(config)
+        self._buffers: dict[str, deque] = defaultdict(deque)
+        self._buffered: dict[str, int] = defaultdict(int)
+        self._weights_seq_no = 1
+        self._weights_ref = None
+        self._frames_trained = 0
+        self._frames_sampled = 0
+        self._episodes = 0
+        self._start = time.time()
+        self._recent_returns: deque = deque(maxlen=1000)
+
+    # ---- sampling ------------------------------------------------------------------------------
+    def _weights(self):
+        if self._weights_ref is None:
+            state = self.learner_group.get_state(components=COMPONENT_LEARNER + "/" + COMPONENT_RL_MODULE,
+                                                 inference_only=True)[COMPONENT_LEARNER][COMPONENT_RL_MODULE]
+            self._weights_ref = ray.put(state) if self.env_runner_group.num_remote_env_runners() else state
+        return self._weights_ref
+
+    def _collect(self) -> list[dict]:
+        """Samples that are ready. With remote runners every runner is handed a new request (with the newest
+        weights) as soon as its last one returns, so runners keep sampling while the learner updates."""
+        kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no}
+        if self.env_runner_group.num_remote_env_runners() == 0:
+            return [self.env_runner.sample(**kwargs)]
+        results: list[dict] = []
+        timeout = 0.0
+        while True:
+            ready = self.env_runner_group.fetch_ready_async_reqs(tags="dmc_sample", timeout_seconds=timeout)
+            results += [r for _, r in ready if r is not None]  # None: replies to RLlib's own state syncs
+            self.env_runner_group.foreach_env_runner_async("sample", tag="dmc_sample", kwargs=kwargs)
+            if results:
+                return results
+            timeout = 0.05
+
+    def _ingest(self, result: dict) -> None:
+        for mid, cols in result["batch"].items():
+            self._buffers[mid].append(cols)
+            self._buffered[mid] += len(cols["target"])
+        self._frames_sampled += result["frames"]
+        self._episodes += len(result["episodes"])
+        self._recent_returns.extend(result["episodes"])
+        self.metrics.log_value("weight_lag", self._weights_seq_no - result["weights_seq_no"], reduce="mean",
+                               window=100)
+
+    def _take(self, mid: str, n: int) -> dict:
+        parts, got = [], 0
+        buf = self._buffers[mid]
+        while got < n:
+            cols = buf.popleft()
+            need = n - got
+            if len(cols["target"]) > need:
+                buf.appendleft({k: v[need:] for k, v in cols.items()})
+                cols = {k: v[:need] for k, v in cols.items()}
+            parts.append(cols)
+            got += len(cols["target"])
+        self._buffered[mid] -= n
+        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+    # ---- checkpoints: RLlib saves the learner and runner states; these counters ride along ------------
+    def get_state(self, components=None, *, not_components=None, **kwargs):
+        state = super().get_state(components, not_components=not_components, **kwargs)
+        state["dmc_counters"] = {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
+                                 "episodes": self._episodes, "weights_seq_no": self._weights_seq_no}
+        return state
+
+    def set_state(self, state) -> None:
+        super().set_state(state)
+        counters = state.get("dmc_counters")
+        if counters:
+            self._frames_trained = counters["frames_trained"]
+            self._frames_sampled = counters["frames_sampled"]
+            self._episodes = counters["episodes"]
+            self._weights_seq_no = counters["weights_seq_no"]
+            self._weights_ref = None
+
+    # ---- one iteration ---------------------------------------------------------------------------
+    def training_step(self) -> None:
+        cfg = self.config
+        n = int(cfg.frames_per_update)
+        module_ids = set(self.learner_group._learner.module.keys()) if self.learner_group.is_local else None
+        updates = 0
+        while updates < cfg.updates_per_iteration:
+            ready = [m for m, c in self._buffered.items() if c >= n]
+            if not ready:
+                for result in self._collect():
+                    self._ingest(result)
+                continue
+            batch = MultiAgentBatch({m: SampleBatch(self._take(m, n)) for m in ready}, env_steps=n * len(ready))
+            if module_ids is not None:
+                assert set(ready) <= module_ids
+            learner_results = self.learner_group.update(
+                batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self._frames_sampled})
+            self.metrics.aggregate(learner_results, key=LEARNER_RESULTS)
+            self._frames_trained += n * len(ready)
+            self._weights_seq_no += 1
+            self._weights_ref = None
+            updates += 1
+        elapsed = max(time.time() - self._start, 1e-9)
+        self.metrics.log_value("frames_trained", self._frames_trained, reduce=None, window=1)
+        self.metrics.log_value("frames_sampled", self._frames_sampled, reduce=None, window=1)
+        self.metrics.log_value("episodes", self._episodes, reduce=None, window=1)
+        self.metrics.log_value("frames_trained_per_s", self._frames_trained / elapsed, reduce=None, window=1)
+        self.metrics.log_value("episodes_per_s", self._episodes / elapsed, reduce=None, window=1)
+        if self._recent_returns:
+            for agent in self._recent_returns[0]:
+                mean = float(np.mean([r[agent] for r in self._recent_returns]))
+                self.metrics.log_value((ENV_RUNNER_RESULTS, "mean_return", agent), mean, reduce=None, window=1)

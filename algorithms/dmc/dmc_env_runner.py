@@ -1,0 +1,183 @@
+"""The DMC EnvRunner: many games in lock-step, every legal move scored in one batched forward pass.
+
+Deep Monte-Carlo as in DouZero (Zha et al. 2021; DouZero+ section III; Luo & Tan 2024, Algorithm 1): an actor plays
+whole games epsilon-greedily with the current Q-networks; when a game ends, every (state, action) a player chose is
+labelled with that player's final return (Monte-Carlo target, no bootstrapping). This runner keeps
+``num_envs_per_env_runner`` PettingZoo envs going at once; at each tick it groups the waiting players by module,
+scores every legal move of every waiting game in one forward pass per module, picks epsilon-greedily, and steps.
+Finished games emit compact samples: ``obs`` (uint8, exact for 0/1 features), ``action`` (uint8 card vector) and
+``target`` (float32), per module.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+
+import numpy as np
+import torch
+from ray.rllib.core import COMPONENT_RL_MODULE
+from ray.rllib.env.env_runner import EnvRunner
+from ray.rllib.utils.checkpoints import Checkpointable
+from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+from cardrl.envs.rllib import make_aec_env
+
+WEIGHTS_SEQ_NO = "weights_seq_no"
+
+
+class DMCEnvRunner(EnvRunner, Checkpointable):
+    """EnvRunner for :class:`~cardrl.algorithms.dmc.dmc.DMC` (see module docstring)."""
+
+    def __init__(self, *, config, **kwargs):
+        super().__init__(config=config, **kwargs)
+        torch.set_num_threads(1)  # one torch thread per Ray worker (DESIGN.md, "Known RLlib facts")
+        self.num_envs = int(config.num_envs_per_env_runner)
+        self.epsilon = float(config.epsilon)
+        base_seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+        self._rng = np.random.default_rng([base_seed, self.worker_index or 0])
+        self.envs = [make_aec_env(config.game_name, **dict(config.env_config or {})) for _ in range(self.num_envs)]
+        self.env = self.envs[0]
+        self.agent_to_module = {a: config.policy_mapping_fn(a, None) for a in self.env.possible_agents}
+        self.target_scale = config.target_scales()
+        self.module = config.get_multi_rl_module_spec(inference_only=True).build()
+        self.module.foreach_module(lambda mid, m: m.eval())
+        self._weights_seq_no = 0
+        self._trajectories = [defaultdict(list) for _ in range(self.num_envs)]
+        for i in range(self.num_envs):
+            self._reset(i)
+        self._episode_returns: list[dict] = []
+        self._episodes_done = 0
+
+    # ---- sampling ------------------------------------------------------------------------------
+    def _reset(self, i: int) -> None:
+        self.envs[i].reset(seed=int(self._rng.integers(2**62)))
+        self._trajectories[i] = defaultdict(list)
+
+    @torch.no_grad()
+    def sample(self, *, num_frames: int | None = None, weights=None, weights_seq_no: int = 0, **kwargs) -> dict:
+        """Play until at least ``num_frames`` labelled frames are done; returns per-module arrays.
+
+        ``weights`` (a module state, or a Ray object ref to one) is loaded first when newer than ours, so a
+        sample request carries the learner's latest weights and weight lag stays bounded by one request.
+        """
+        if weights is not None:
+            self.set_state({COMPONENT_RL_MODULE: weights, WEIGHTS_SEQ_NO: weights_seq_no})
+        target = int(num_frames or self.config.rollout_fragment_length)
+        start = time.perf_counter()
+        out: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
+        frames = steps = 0
+        while frames < target:
+            frames += self._tick(out)
+            steps += 1
+        batch = {mid: {k: np.concatenate(v) for k, v in cols.items()} for mid, cols in out.items()}
+        self.num_env_steps_sampled_lifetime += frames
+        return {
+            "batch": batch,
+            "frames": frames,
+            "seconds": time.perf_counter() - start,
+            "weights_seq_no": self._weights_seq_no,
+            "episodes": self._pop_episode_returns(),
+        }
+
+    def _tick(self, out) -> int:
+        """One move in every game; returns the number of frames labelled by games that ended."""
+        waiting = defaultdict(list)  # module id -> [(env index, agent, obs, legal)]
+        for i, env in enumerate(self.envs):
+            agent = env.agent_selection
+            legal = env.legal_moves()
+            obs = env.observe(agent)["observation"]
+            waiting[self.agent_to_module[agent]].append((i, agent, obs, legal))
+        frames = 0
+        for mid, items in waiting.items():
+            obs = np.stack([it[2] for it in items])
+            legal_lists = [it[3] for it in items]
+            counts = np.array([len(x) for x in legal_lists])
+            all_legal = np.concatenate(legal_lists)
+            actions = np.concatenate([self.envs[it[0]].action_features(it[3]) for it in items])
+            q = self.module[mid].score(
+                torch.from_numpy(obs), torch.from_numpy(actions.astype(np.float32)),
+                torch.from_numpy(np.repeat(np.arange(len(items)), counts))).numpy()
+            offsets = np.concatenate(([0], np.cumsum(counts)))
+            for k, (i, agent, ob, legal) in enumerate(items):
+                lo, hi = offsets[k], offsets[k + 1]
+                if len(legal) > 1 and self._rng.random() < self.epsilon:
+                    j = int(self._rng.integers(len(legal)))
+                else:
+                    j = int(np.argmax(q[lo:hi]))
+                traj = self._trajectories[i][agent]
+                traj.append((ob, actions[lo + j]))
+                frames += self._step(i, agent, int(all_legal[lo + j]), out)
+        return frames
+
+    def _step(self, i: int, agent: str, action: int, out) -> int:
+        env = self.envs[i]
+        env.step(action)
+        if not all(env.terminations.values()):
+            return 0
+        frames = 0
+        returns = {}
+        for a, traj in self._trajectories[i].items():
+            ret = float(env.rewards[a])  # the final payoff: rewards come only at the end
+            returns[a] = ret
+            if not traj:
+                continue
+            mid = self.agent_to_module[a]
+            cols = out[mid]
+            cols["obs"].append(np.stack([t[0] for t in traj]).astype(np.uint8))
+            cols["action"].append(np.stack([t[1] for t in traj]).astype(np.uint8))
+            cols["target"].append(np.full(len(traj), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
+            frames += len(traj)
+        self._episode_returns.append(returns)
+        self._episodes_done += 1
+        self._reset(i)
+        return frames
+
+    def _pop_episode_returns(self) -> list[dict]:
+        out, self._episode_returns = self._episode_returns, []
+        return out
+
+    # ---- EnvRunner / Checkpointable API ----------------------------------------------------------
+    def get_spaces(self):
+        return {mid: (self.env.observation_space(a), self.env.action_space(a))
+                for a, mid in self.agent_to_module.items()}
+
+    def assert_healthy(self):
+        assert self.envs and self.module is not None, "DMCEnvRunner has no envs or no module"
+
+    def get_metrics(self):
+        return self.metrics.reduce()
+
+    def get_state(self, components=None, *, not_components=None, **kwargs):
+        state = {NUM_ENV_STEPS_SAMPLED_LIFETIME: self.num_env_steps_sampled_lifetime}
+        if self._check_component(COMPONENT_RL_MODULE, components, not_components):
+            state[COMPONENT_RL_MODULE] = self.module.get_state(
+                components=self._get_subcomponents(COMPONENT_RL_MODULE, components),
+                not_components=self._get_subcomponents(COMPONENT_RL_MODULE, not_components), **kwargs)
+            state[WEIGHTS_SEQ_NO] = self._weights_seq_no
+        return state
+
+    def set_state(self, state):
+        if COMPONENT_RL_MODULE in state:
+            seq = state.get(WEIGHTS_SEQ_NO, 0)
+            if seq == 0 or seq > self._weights_seq_no:
+                module_state = state[COMPONENT_RL_MODULE]
+                if not isinstance(module_state, dict):  # an ObjectRef
+                    import ray
+
+                    module_state = ray.get(module_state)
+                self.module.set_state(module_state)
+            if seq > 0:
+                self._weights_seq_no = seq
+        if NUM_ENV_STEPS_SAMPLED_LIFETIME in state:
+            self.num_env_steps_sampled_lifetime = state[NUM_ENV_STEPS_SAMPLED_LIFETIME]
+
+    def get_ctor_args_and_kwargs(self):
+        return ((), {"config": self.config})
+
+    def get_checkpointable_components(self):
+        return [(COMPONENT_RL_MODULE, self.module)]
+
+    def stop(self):
+        for env in self.envs:
+            env.close()

@@ -1,0 +1,412 @@
+"""Q-networks for Deep Monte-Carlo (DMC) as RLlib (new API stack) TorchRLModules.
+
+Two networks score a (state, action) pair with one scalar Q-value:
+
+- :class:`DouZeroQModule`: DouZero's network (Zha et al. 2021, Sec. 4.1 and Fig. 3; restated in DouZero+,
+  Zhao et al. 2022, Sec. III, and in Luo & Tan 2024, Sec. 3): an LSTM over the last moves (history), its last
+  output concatenated with [state | action], an MLP of 5 x 512 ReLU layers and a linear output.
+  Parameter names and shapes are those of ``douzero.dmc.models.LandlordLstmModel`` / ``FarmerLstmModel``
+  (``lstm``, ``dense1`` .. ``dense6``), so a DouZero state_dict loads with ``load_state_dict`` directly.
+- :class:`MLPQModule`: a plain MLP over [state | flattened history | action] (DanZero, Lu et al. 2023, Sec. IV-A
+  and Fig. 4: 4 x 512 tanh layers over the 513-dim state and the 54-dim action).
+
+Batch format (keys are the module constants below), used by ``forward_train``, ``forward_inference`` and
+``forward_exploration`` alike:
+
+- row-aligned (training samples): ``state`` (B, S), ``history`` (B, T, H), ``action`` (B, A) -> ``q`` (B,).
+  Instead of ``state`` and ``history`` a batch may carry ``obs`` (B, S + T*H): the flat observation of the
+  PettingZoo env / ``DouZeroFeatures`` (state first, then the flattened history), split here without a copy.
+- grouped (action scoring): add ``obs_index`` (B,) int64; then ``state`` (U, S) and ``history`` (U, T, H)
+  (or ``obs`` (U, S + T*H)) hold U distinct observations and action row i belongs to observation
+  ``obs_index[i]``. The LSTM and the observation part of the first layer run once per observation, not once
+  per action, so scoring all legal moves of many games costs U history encodings plus B cheap action rows. Results equal the row-aligned ones up to float
+  rounding. RLlib slices train batches by rows, so train batches should be row-aligned.
+
+Inputs may be any real or integer dtype (uint8, int8, float16 ...); they are cast to the parameters' dtype.
+Modules hold no global state and never change torch's thread settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import gymnasium as gym
+import numpy as np
+import torch
+from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+from torch import nn
+
+# Batch keys.
+STATE = "state"
+HISTORY = "history"
+OBS = "obs"
+ACTION = "action"
+OBS_INDEX = "obs_index"
+TARGET = "target"
+Q = "q"
+
+# model_config keys (and their defaults where one exists).
+DOUZERO_LSTM_HIDDEN = 128
+DOUZERO_HIDDEN_SIZES = (512, 512, 512, 512, 512)
+DANZERO_HIDDEN_SIZES = (512, 512, 512, 512)
+ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
+
+
+class RoleDims(NamedTuple):
+    """Input sizes of one role's Q-network: state vector, history (T, H) or None, action vector."""
+
+    state_dim: int
+    history_shape: tuple[int, int] | None
+    action_dim: int = 54
+
+
+# DouZero's per-seat feature sizes (Zha et al. 2021, Table 4; douzero/env/env.py): state 319 (landlord) or
+# 430 (peasants) without the action, history 5 x 162 (the last 15 moves, 3 per row), action 54.
+DOUZERO_ROLE_DIMS: dict[str, RoleDims] = {
+    "landlord": RoleDims(319, (5, 162), 54),
+    "landlord_down": RoleDims(430, (5, 162), 54),
+    "landlord_up": RoleDims(430, (5, 162), 54),
+}
+
+
+@dataclass(frozen=True)
+class QNetConfig:
+    """The validated part of a Q-module's ``model_config`` (other keys, e.g. RLlib's defaults, are ignored)."""
+
+    state_dim: int
+    history_shape: tuple[int, int] | None
+    action_dim: int
+    hidden_sizes: tuple[int, ...]
+    activation: str
+    lstm_hidden: int
+
+
+def _positive_int(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+        raise ValueError(f"model_config[{key!r}] must be a positive int, got {value!r}")
+    return int(value)
+
+
+def _history_shape(value: Any, required: bool) -> tuple[int, int] | None:
+    if value is None:
+        if required:
+            raise ValueError("model_config['history_shape'] is required for this module, e.g. (5, 162); got None")
+        return None
+    if not isinstance(value, Sequence) or len(value) != 2:
+        raise ValueError(f"model_config['history_shape'] must be (T, H) with two positive ints, got {value!r}")
+    return (_positive_int(value[0], "history_shape[0]"), _positive_int(value[1], "history_shape[1]"))
+
+
+def parse_q_model_config(
+    model_config: Mapping[str, Any] | None,
+    *,
+    default_hidden_sizes: tuple[int, ...],
+    default_activation: str,
+    history_required: bool,
+) -> QNetConfig:
+    """Validates the Q-network keys of ``model_config``.
+
+    Keys: ``state_dim`` (int), ``history_shape`` ((T, H) or None), ``action_dim`` (int), and optionally
+    ``hidden_sizes`` (sequence of ints; None or absent: the paper's sizes), ``activation`` ("relu" | "tanh"),
+    ``lstm_hidden`` (int).
+    """
+    cfg = dict(model_config or {})
+    for key in ("state_dim", "action_dim"):
+        if key not in cfg:
+            raise ValueError(f"model_config needs {key!r} (an int); got keys {sorted(cfg)}")
+    if "history_shape" not in cfg and history_required:
+        raise ValueError(f"model_config needs 'history_shape' (T, H), e.g. (5, 162); got keys {sorted(cfg)}")
+    hidden = cfg.get("hidden_sizes") or default_hidden_sizes  # None: the paper's sizes
+    if not isinstance(hidden, Sequence) or len(hidden) == 0:
+        raise ValueError(f"model_config['hidden_sizes'] must be a non-empty sequence of ints, got {hidden!r}")
+    activation = cfg.get("activation", default_activation)
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"model_config['activation'] must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    return QNetConfig(
+        state_dim=_positive_int(cfg["state_dim"], "state_dim"),
+        history_shape=_history_shape(cfg.get("history_shape"), history_required),
+        action_dim=_positive_int(cfg["action_dim"], "action_dim"),
+        hidden_sizes=tuple(_positive_int(h, "hidden_sizes[i]") for h in hidden),
+        activation=activation,
+        lstm_hidden=_positive_int(cfg.get("lstm_hidden", DOUZERO_LSTM_HIDDEN), "lstm_hidden"),
+    )
+
+
+def _check_trailing_shape(name: str, x: torch.Tensor, shape: tuple[int, ...]) -> None:
+    if x.dim() != len(shape) + 1 or tuple(x.shape[1:]) != shape:
+        raise ValueError(f"batch[{name!r}] must have shape (N, {', '.join(map(str, shape))}), got {tuple(x.shape)}")
+
+
+class DMCQModule(TorchRLModule):
+    """Base of the DMC Q-networks (Zha et al. 2021, Sec. 4.1: Q(s, a) of one state-action pair per row).
+
+    Shared forward logic: Q = trunk(first_layer([obs_features(state, history) | action])).
+
+    Subclasses expose ``first_layer`` (a property naming their ``nn.Linear`` over [obs features | action], so
+    it is not registered twice in the state_dict) and implement ``_obs_features`` and ``_trunk``. The grouped
+    path splits ``first_layer``'s weight into its observation and action columns, which is exact algebra:
+    W [o | a] + b = W_o o + b + W_a a.
+    """
+
+    net: QNetConfig
+
+    @property
+    def first_layer(self) -> nn.Linear:
+        raise NotImplementedError
+
+    def _obs_features(self, state: torch.Tensor, history: torch.Tensor | None) -> torch.Tensor:
+        raise NotImplementedError
+
+    def _trunk(self, pre_activation: torch.Tensor) -> torch.Tensor:
+        raise NotImplementedError
+
+    # --- input handling -------------------------------------------------------------------------------------
+    def _dtype(self) -> torch.dtype:
+        return self.first_layer.weight.dtype
+
+    def split_obs(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """Flat observations (N, S + T*H) -> state (N, S) and history (N, T, H) (None without history); views."""
+        history_size = 0 if self.net.history_shape is None else self.net.history_shape[0] * self.net.history_shape[1]
+        width = self.net.state_dim + history_size
+        if obs.dim() != 2 or obs.shape[1] != width:
+            raise ValueError(
+                f"batch[{OBS!r}] must have shape (N, {width}) = state {self.net.state_dim} + history "
+                f"{self.net.history_shape}, got {tuple(obs.shape)}"
+            )
+        state = obs[:, : self.net.state_dim]
+        if self.net.history_shape is None:
+            return state, None
+        return state, obs[:, self.net.state_dim :].reshape(obs.shape[0], *self.net.history_shape)
+
+    def _inputs(self, batch: Mapping[str, Any]) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor]:
+        if STATE not in batch and OBS in batch:
+            state, history = self.split_obs(batch[OBS])
+            batch = {**batch, STATE: state}
+            if history is not None:
+                batch[HISTORY] = history
+        missing = [k for k in (STATE, ACTION) if k not in batch]
+        if self.net.history_shape is not None and HISTORY not in batch:
+            missing.append(HISTORY)
+        if missing:
+            raise KeyError(
+                f"{type(self).__name__} batch lacks {missing} (or {OBS!r} in their place); it has {sorted(batch)}"
+            )
+        dtype = self._dtype()
+        state = batch[STATE].to(dtype)
+        action = batch[ACTION].to(dtype)
+        _check_trailing_shape(STATE, state, (self.net.state_dim,))
+        _check_trailing_shape(ACTION, action, (self.net.action_dim,))
+        history = None
+        if self.net.history_shape is not None:
+            history = batch[HISTORY].to(dtype)
+            _check_trailing_shape(HISTORY, history, self.net.history_shape)
+            if history.shape[0] != state.shape[0]:
+                raise ValueError(
+                    f"batch[{HISTORY!r}] has {history.shape[0]} rows but batch[{STATE!r}] has {state.shape[0]}"
+                )
+        return state, history, action
+
+    # --- forward ---------------------------------------------------------------------------------------------
+    def q_from_rows(self, state: torch.Tensor, history: torch.Tensor | None, action: torch.Tensor) -> torch.Tensor:
+        """Q for row-aligned inputs: state (B, S), history (B, T, H) or None, action (B, A) -> (B,)."""
+        if action.shape[0] != state.shape[0]:
+            raise ValueError(
+                f"row-aligned batch: {action.shape[0]} action rows but {state.shape[0]} state rows "
+                f"(pass {OBS_INDEX!r} to score several actions per observation)"
+            )
+        x = torch.cat([self._obs_features(state, history), action], dim=-1)
+        return self._trunk(self.first_layer(x))
+
+    def q_from_groups(
+        self,
+        state: torch.Tensor,
+        history: torch.Tensor | None,
+        action: torch.Tensor,
+        obs_index: torch.Tensor,
+    ) -> torch.Tensor:
+        """Q for grouped inputs: U observations (state (U, S), history (U, T, H)), B actions (B, A) and
+        obs_index (B,) naming each action's observation -> (B,). Encodes each observation once."""
+        if obs_index.dim() != 1 or obs_index.shape[0] != action.shape[0]:
+            raise ValueError(
+                f"batch[{OBS_INDEX!r}] must have shape (B,) with B = {action.shape[0]} action rows, "
+                f"got {tuple(obs_index.shape)}"
+            )
+        obs = self._obs_features(state, history)
+        n_obs = obs.shape[1]
+        w, b = self.first_layer.weight, self.first_layer.bias
+        obs_part = nn.functional.linear(obs, w[:, :n_obs], b)
+        act_part = nn.functional.linear(action, w[:, n_obs:])
+        return self._trunk(obs_part.index_select(0, obs_index.long()) + act_part)
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        state, history, action = self._inputs(batch)
+        if OBS_INDEX in batch:
+            return {Q: self.q_from_groups(state, history, action, batch[OBS_INDEX])}
+        return {Q: self.q_from_rows(state, history, action)}
+
+    def score(self, obs: torch.Tensor, actions: torch.Tensor, obs_index: torch.Tensor) -> torch.Tensor:
+        """Scores B candidate actions of U observations at once, without gradients (the EnvRunner's call).
+
+        obs (U, S + T*H) flat observations, actions (B, A), obs_index (B,) -> Q (B,).
+        """
+        with torch.no_grad():
+            return self._forward({OBS: obs, ACTION: actions, OBS_INDEX: obs_index})[Q]
+
+    def q_values(
+        self,
+        state: torch.Tensor | np.ndarray,
+        history: torch.Tensor | np.ndarray | None,
+        actions: torch.Tensor | np.ndarray,
+    ) -> torch.Tensor:
+        """Scores n candidate actions of ONE observation, without gradients.
+
+        state (S,), history (T, H) (None for a module without history), actions (n, A) -> Q (n,).
+        numpy arrays are accepted and moved to the module's device.
+        """
+        device = self.first_layer.weight.device
+        batch = {
+            STATE: torch.as_tensor(state, device=device).reshape(1, -1),
+            ACTION: torch.as_tensor(actions, device=device),
+        }
+        if history is not None:
+            batch[HISTORY] = torch.as_tensor(history, device=device).unsqueeze(0)
+        n = batch[ACTION].shape[0]
+        with torch.no_grad():
+            state_t, history_t, action_t = self._inputs(batch)
+            zeros = torch.zeros(n, dtype=torch.long, device=device)
+            return self.q_from_groups(state_t, history_t, action_t, zeros)
+
+
+class DouZeroQModule(DMCQModule):
+    """DouZero's Q-network (Zha et al. 2021, Fig. 3; DouZero+ Zhao et al. 2022 Sec. III; Luo & Tan Alg. 1).
+
+    Q(s, a) = dense6(relu(dense5(...relu(dense1([LSTM(history)[-1] | state | action]))))): an LSTM
+    H -> 128 over the (T, H) = (5, 162) history whose last output joins the state (319 landlord / 430
+    peasants) and the action (54), then 5 x 512 ReLU layers and a linear output. Submodule names and shapes
+    equal ``douzero.dmc.models.LandlordLstmModel`` / ``FarmerLstmModel``, so their state_dicts (and the public
+    DouZero checkpoints) load with ``load_state_dict``.
+
+    model_config: ``state_dim``, ``history_shape``, ``action_dim`` (required); ``lstm_hidden`` (128),
+    ``hidden_sizes`` ((512,) * 5). See the module docstring for the batch format; output ``{"q": (B,)}``.
+    """
+
+    def setup(self) -> None:
+        self.net = parse_q_model_config(
+            self.model_config,
+            default_hidden_sizes=DOUZERO_HIDDEN_SIZES,
+            default_activation="relu",
+            history_required=True,
+        )
+        assert self.net.history_shape is not None
+        history_width = self.net.history_shape[1]
+        self.lstm = nn.LSTM(history_width, self.net.lstm_hidden, batch_first=True)
+        sizes = [self.net.lstm_hidden + self.net.state_dim + self.net.action_dim, *self.net.hidden_sizes, 1]
+        for i in range(len(sizes) - 1):
+            setattr(self, f"dense{i + 1}", nn.Linear(sizes[i], sizes[i + 1]))
+        self._num_dense = len(sizes) - 1
+
+    @property
+    def first_layer(self) -> nn.Linear:
+        return self.dense1
+
+    def _obs_features(self, state: torch.Tensor, history: torch.Tensor | None) -> torch.Tensor:
+        lstm_out, _ = self.lstm(history)
+        return torch.cat([lstm_out[:, -1, :], state], dim=-1)
+
+    def _trunk(self, pre_activation: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(pre_activation)
+        for i in range(2, self._num_dense):
+            x = torch.relu(getattr(self, f"dense{i}")(x))
+        return getattr(self, f"dense{self._num_dense}")(x).squeeze(-1)
+
+
+class MLPQModule(DMCQModule):
+    """Plain MLP Q-network (DanZero, Lu et al. 2023, Sec. IV-A, Fig. 4): Q(s, a) = head(act(... act(
+    layers[0]([state | flattened history | action])))) with 4 x 512 tanh hidden layers by default.
+
+    model_config: ``state_dim``, ``action_dim`` (required), ``history_shape`` ((T, H) or None/absent for no
+    history, as in DanZero's 513-dim state); ``hidden_sizes`` ((512,) * 4), ``activation`` ("tanh" | "relu").
+    See the module docstring for the batch format; output ``{"q": (B,)}``.
+    """
+
+    def setup(self) -> None:
+        self.net = parse_q_model_config(
+            self.model_config,
+            default_hidden_sizes=DANZERO_HIDDEN_SIZES,
+            default_activation="tanh",
+            history_required=False,
+        )
+        history_size = 0 if self.net.history_shape is None else int(np.prod(self.net.history_shape))
+        sizes = [self.net.state_dim + history_size + self.net.action_dim, *self.net.hidden_sizes]
+        self.layers = nn.ModuleList(nn.Linear(sizes[i], sizes[i + 1]) for i in range(len(sizes) - 1))
+        self.head = nn.Linear(sizes[-1], 1)
+        self._activation = ACTIVATIONS[self.net.activation]
+
+    @property
+    def first_layer(self) -> nn.Linear:
+        return self.layers[0]
+
+    def _obs_features(self, state: torch.Tensor, history: torch.Tensor | None) -> torch.Tensor:
+        if history is None:
+            return state
+        return torch.cat([state, history.flatten(1)], dim=-1)
+
+    def _trunk(self, pre_activation: torch.Tensor) -> torch.Tensor:
+        x = self._activation(pre_activation)
+        for layer in self.layers[1:]:
+            x = self._activation(layer(x))
+        return self.head(x).squeeze(-1)
+
+
+Q_MODULE_CLASSES: dict[str, type[DMCQModule]] = {"douzero_lstm": DouZeroQModule, "mlp": MLPQModule}
+
+
+def role_spaces(dims: RoleDims) -> tuple[gym.spaces.Dict, gym.spaces.Box]:
+    """Informational spaces of a role's module: Dict(state, [history]) observations, Box action features."""
+    obs = {STATE: gym.spaces.Box(-np.inf, np.inf, (dims.state_dim,), np.float32)}
+    if dims.history_shape is not None:
+        obs[HISTORY] = gym.spaces.Box(-np.inf, np.inf, tuple(dims.history_shape), np.float32)
+    return gym.spaces.Dict(obs), gym.spaces.Box(-np.inf, np.inf, (dims.action_dim,), np.float32)
+
+
+def dmc_module_spec(
+    model: str,
+    roles: Mapping[str, RoleDims | tuple[int, tuple[int, int] | None, int]],
+    model_config: Mapping[str, Any] | None = None,
+    *,
+    inference_only: bool = False,
+) -> MultiRLModuleSpec:
+    """One Q-module per role (module id = role name), all of the class named by ``model``.
+
+    Args:
+        model: "douzero_lstm" (:class:`DouZeroQModule`) or "mlp" (:class:`MLPQModule`).
+        roles: role -> RoleDims(state_dim, history_shape, action_dim), e.g. :data:`DOUZERO_ROLE_DIMS`.
+        model_config: extra keys shared by all roles (``hidden_sizes``, ``activation``, ``lstm_hidden``).
+        inference_only: build flag for EnvRunner copies (the modules are the same either way).
+    """
+    if model not in Q_MODULE_CLASSES:
+        raise ValueError(f"unknown DMC model {model!r}; allowed: {sorted(Q_MODULE_CLASSES)}")
+    if not roles:
+        raise ValueError("dmc_module_spec needs at least one role, e.g. DOUZERO_ROLE_DIMS")
+    specs = {}
+    for role, raw in roles.items():
+        dims = RoleDims(*raw)
+        obs_space, action_space = role_spaces(dims)
+        config = {
+            **dict(model_config or {}),
+            "state_dim": dims.state_dim,
+            "history_shape": None if dims.history_shape is None else tuple(dims.history_shape),
+            "action_dim": dims.action_dim,
+        }
+        specs[role] = RLModuleSpec(
+            module_class=Q_MODULE_CLASSES[model],
+            observation_space=obs_space,
+            action_space=action_space,
+            inference_only=inference_only,
+            model_config=config,
+        )
+    return MultiRLModuleSpec(rl_module_specs=specs)

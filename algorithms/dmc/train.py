@@ -1,0 +1,106 @@
+"""``cardrl train GAME --algo dmc``: DMC training on an embedded local Ray or a cluster (``RAY_ADDRESS``).
+
+Prints one progress line per iteration (frames, frames/s, loss per seat, weight lag), evaluates the current
+networks against the random agent every ``--eval-every`` and writes RLlib checkpoints every
+``--checkpoint-every`` and at the end (``<out>/checkpoint``), plus ``<out>/progress.jsonl``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+
+def build_config(args):
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    config = (
+        DMCConfig()
+        .game(args.game, reward=args.reward)
+        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
+        .training(q_model=args.model, frames_per_update=args.frames_per_update)
+        .learners(num_learners=0, num_gpus_per_learner=1 if args.gpu else 0)
+        .debugging(seed=args.seed)
+    )
+    return config
+
+
+def _fmt_losses(result: dict) -> str:
+    learner = result.get("learners", {})
+    parts = []
+    for mid, stats in sorted(learner.items()):
+        if isinstance(stats, dict) and "loss" in stats:
+            parts.append(f"{mid} {float(stats['loss']):.3f}")
+    return ", ".join(parts) or "-"
+
+
+def run_training(args) -> int:
+    import ray
+
+    from cardrl.algorithms.dmc.agent import evaluate_vs_random
+
+    address = os.environ.get("RAY_ADDRESS")
+    if not ray.is_initialized():
+        if address:
+            ray.init(address=address)
+        else:
+            ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False,
+                     log_to_driver=False, configure_logging=False)
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    config = build_config(args)
+    algo = config.build_algo()
+    if args.restore:
+        algo.restore_from_path(str(Path(args.restore).resolve()))
+        print(f"restored from {args.restore}", flush=True)
+    start = last_eval = last_ckpt = time.time()
+    progress = (out / "progress.jsonl").open("a")
+    print(f"training DMC on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
+          f"games, model {args.model}, run dir {out}", flush=True)
+    try:
+        while True:
+            result = algo.train()
+            now = time.time()
+            frames = int(result.get("frames_trained", 0))
+            record = {"time_s": round(now - start, 1), "iteration": result.get("training_iteration"),
+                      "frames_trained": frames, "frames_per_s": round(result.get("frames_trained_per_s", 0), 1),
+                      "episodes": int(result.get("episodes", 0)), "weight_lag": result.get("weight_lag"),
+                      "losses": {m: float(s["loss"]) for m, s in result.get("learners", {}).items()
+                                 if isinstance(s, dict) and "loss" in s}}
+            line = (f"[{now - start:7.1f}s] iter {record['iteration']:4d} | frames {frames:,} "
+                    f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
+                    f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
+            if args.eval_every and now - last_eval >= args.eval_every:
+                ev = evaluate_vs_random(_modules(algo), deals=args.eval_deals, seed=args.seed + 1)
+                record["eval_vs_random"] = ev
+                line += f" | ADP vs random: landlord {ev['landlord']:+.2f}, peasants {ev['peasants']:+.2f}"
+                last_eval = time.time()
+            print(line, flush=True)
+            progress.write(json.dumps(record) + "\n")
+            progress.flush()
+            done = (stop_time is not None and now - start >= stop_time) or (
+                args.stop_frames is not None and frames >= args.stop_frames)
+            if done or now - last_ckpt >= args.checkpoint_every:
+                path = algo.save_to_path(str(out / "checkpoint"))
+                last_ckpt = time.time()
+                print(f"checkpoint written: {path}", flush=True)
+            if done:
+                break
+        ev = evaluate_vs_random(_modules(algo), deals=args.eval_deals, seed=args.seed + 1)
+        print(f"final ADP vs random over {args.eval_deals} deals per side: landlord {ev['landlord']:+.3f}, "
+              f"peasants {ev['peasants']:+.3f}", flush=True)
+    finally:
+        progress.close()
+        algo.stop()
+    return 0
+
+
+def _modules(algo) -> dict:
+    """The learner's current Q-modules, keyed by env agent (the policy mapping applied)."""
+    multi = algo.learner_group._learner.module if algo.learner_group.is_local else algo.get_module()
+    cfg = algo.config
+    agents = cfg.game_agents
+    return {a: multi[cfg.policy_mapping_fn(a, None)] for a in agents}

@@ -1,0 +1,94 @@
+"""The agent interface shared by every game (DESIGN.md, layer 5 "Agents").
+
+An :class:`Agent` picks a move from what one player sees: ``act(view, legal_moves) -> move id``, where ``view``
+is ``game.view(seat)`` (a :class:`~cardrl.games.doudizhu.DouDizhuView` for DouDiZhu) and ``legal_moves`` is
+``game.legal_moves()`` (sorted ids into the game's move table). ``reset(seed)`` is called at the start of each
+deal with the deal's seed, so that stochastic agents are reproducible deal by deal whatever order deals are
+played in. Environments, evaluation and the CLI all drive agents through :func:`play_game` or the same two
+calls.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol, Union
+
+import numpy as np
+
+__all__ = ["Agent", "GameLike", "play_game"]
+
+
+class GameLike(Protocol):
+    """What :func:`play_game` needs from a game engine (all cardrl engines provide it)."""
+
+    current_player: int
+
+    def reset(self, seed: int) -> Any: ...
+
+    @property
+    def is_over(self) -> bool: ...
+
+    def legal_moves(self) -> np.ndarray: ...
+
+    def view(self, seat: int) -> Any: ...
+
+    def step(self, action: int) -> Any: ...
+
+    def payoffs(self, reward: str = ...) -> np.ndarray: ...
+
+
+class Agent(ABC):
+    """A player: maps a player's view and its legal moves to one of those moves (DESIGN.md, layer 5).
+
+    Subclasses set ``name`` and implement :meth:`act`; :meth:`reset` is optional. An agent must return one of
+    the ids in ``legal_moves`` and must not mutate its arguments.
+    """
+
+    name: str = "agent"
+
+    def reset(self, seed: int) -> None:
+        """Called at the start of each deal with the deal's seed (default: nothing to do)."""
+
+    @abstractmethod
+    def act(self, view: Any, legal_moves: np.ndarray) -> int:
+        """The chosen move id, one of ``legal_moves`` (``view`` is ``game.view(seat)``)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+AgentsArg = Union[Mapping[int, Agent], Sequence[Agent]]
+
+
+def _agent_for(agents: AgentsArg, seat: int) -> Agent:
+    try:
+        return agents[seat]
+    except (KeyError, IndexError):
+        raise ValueError(f"no agent for seat {seat}: pass a dict seat -> Agent or a list with one agent per "
+                         f"seat (got {len(agents)} agents)") from None
+
+
+def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str = "adp") -> np.ndarray:
+    """Deal ``seed`` on ``game`` and play it to the end; returns ``game.payoffs(reward)`` (one value per seat).
+
+    ``agents`` maps seats to agents (a dict, or a list indexed by seat). Each distinct agent is reset once with
+    ``seed`` before the deal. A move outside ``legal_moves`` raises ``ValueError`` naming the agent.
+    """
+    game.reset(seed)
+    seen: set[int] = set()
+    for agent in (agents.values() if isinstance(agents, Mapping) else agents):
+        if id(agent) not in seen:
+            seen.add(id(agent))
+            agent.reset(seed)
+    while not game.is_over:
+        seat = game.current_player
+        agent = _agent_for(agents, seat)
+        legal = game.legal_moves()
+        action = agent.act(game.view(seat), legal)
+        try:
+            game.step(action)
+        except (ValueError, TypeError) as err:  # IllegalMoveError is a ValueError
+            raise ValueError(f"agent {agent.name!r} at seat {seat} returned an illegal action {action!r}: "
+                             f"{err}") from err
+    return game.payoffs(reward)

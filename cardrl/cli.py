@@ -1,0 +1,101 @@
+"""The ``cardrl`` command line: ``train``, ``bench``, ``play``.
+
+``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
+the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
+every few minutes and writes RLlib checkpoints. ``cardrl bench env doudizhu`` measures the environment against
+the peers installed beside us; ``cardrl bench train doudizhu`` measures DMC's frames/s against DouZero's trainer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+GAMES = ("doudizhu",)
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh]?)$")
+
+
+def parse_duration(text: str) -> float:
+    """``"90"``/``"90s"`` -> 90.0, ``"10m"`` -> 600.0, ``"1.5h"`` -> 5400.0 seconds."""
+    match = _DURATION.match(text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use e.g. 90s, 10m or 2h")
+    value, unit = float(match.group(1)), match.group(2) or "s"
+    return value * {"s": 1, "m": 60, "h": 3600}[unit]
+
+
+def _game(text: str) -> str:
+    if text not in GAMES:
+        raise argparse.ArgumentTypeError(f"unknown game {text!r}; available: {', '.join(GAMES)}")
+    return text
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cardrl", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    train = sub.add_parser("train", help="train an agent (DMC) and write checkpoints")
+    train.add_argument("game", type=_game)
+    train.add_argument("--algo", default="dmc", choices=["dmc"])
+    stop = train.add_mutually_exclusive_group()
+    stop.add_argument("--stop-time", type=parse_duration, default=None, help="wall time, e.g. 10m (default 10m)")
+    stop.add_argument("--stop-frames", type=int, default=None, help="frames (state-action samples) trained")
+    train.add_argument("--num-env-runners", type=int, default=1)
+    train.add_argument("--num-envs-per-env-runner", type=int, default=32)
+    train.add_argument("--frames-per-update", type=int, default=3200)
+    train.add_argument("--model", default="douzero_lstm", choices=["douzero_lstm", "mlp"])
+    train.add_argument("--reward", default="adp", choices=["adp", "wp"])
+    train.add_argument("--gpu", action="store_true", help="put the learner on a GPU")
+    train.add_argument("--out", default="runs/dmc_doudizhu", help="run directory (checkpoints, results)")
+    train.add_argument("--restore", default=None, help="checkpoint directory to resume from")
+    train.add_argument("--eval-every", type=parse_duration, default=parse_duration("3m"),
+                       help="evaluate against the random agent this often (0: never)")
+    train.add_argument("--eval-deals", type=int, default=200)
+    train.add_argument("--checkpoint-every", type=parse_duration, default=parse_duration("5m"))
+    train.add_argument("--seed", type=int, default=0)
+
+    bench = sub.add_parser("bench", help="benchmarks against the peers installed beside us")
+    bench_sub = bench.add_subparsers(dest="target", required=True)
+    benv = bench_sub.add_parser("env", help="environment steps/s and legal-move generation")
+    benv.add_argument("game", type=_game)
+    benv.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement")
+    benv.add_argument("--no-peers", action="store_true", help="measure cardrl only")
+    btrain = bench_sub.add_parser("train", help="DMC frames/s against DouZero's own trainer")
+    btrain.add_argument("game", type=_game)
+    btrain.add_argument("--seconds", type=float, default=60.0, help="seconds per trainer")
+    btrain.add_argument("--no-peers", action="store_true")
+    btrain.add_argument("--num-env-runners", type=int, default=1)
+
+    play = sub.add_parser("play", help="agent vs agent on seeded deals (rule, random)")
+    play.add_argument("game", type=_game)
+    play.add_argument("--a", default="rule", help="agent spec of side A: rule | random")
+    play.add_argument("--b", default="random", help="agent spec of side B: rule | random")
+    play.add_argument("--deals", type=int, default=1000)
+    play.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "train":
+        from cardrl.algorithms.dmc.train import run_training
+
+        return run_training(args)
+    if args.command == "bench" and args.target == "env":
+        from cardrl.bench import main_bench_env
+
+        return main_bench_env(args) or 0
+    if args.command == "bench" and args.target == "train":
+        from cardrl.bench_train import main_bench_train
+
+        return main_bench_train(args) or 0
+    if args.command == "play":
+        from cardrl.eval.duplicate import main_play
+
+        return main_play(args) or 0
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

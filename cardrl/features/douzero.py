@@ -1,0 +1,186 @@
+"""DouZero's per-seat observation features for DouDiZhu (feature set ``douzero_v1``).
+
+Implements the state, history and action features of DouZero (Zha et al., ICML 2021, Tables 4 and 5 of
+arXiv:2106.06135; restated in Zhao et al. 2022, DouZero+, Sec. III "DouZero"), laid out exactly as the reference
+implementation ``douzero.env.env.get_obs`` (``x_no_action`` and ``z``) so that DouZero's public checkpoints
+read our features unchanged. Every card block is the 54-dim thermometer card vector of :mod:`cardrl.cards`
+(rank ``r``'s count ``c`` fills kinds ``4r .. 4r+c-1``; 52 black joker, 53 red joker).
+
+Landlord state (319) = hand 54 | other hands (unseen) 54 | last move 54 | landlord_up played 54 |
+landlord_down played 54 | landlord_up cards left one-hot 17 | landlord_down cards left one-hot 17 | bombs one-hot 15.
+
+Peasant state (430) = hand 54 | other hands 54 | landlord played 54 | teammate played 54 | last move 54 |
+landlord's last move 54 | teammate's last move 54 | landlord cards left one-hot 20 | teammate cards left one-hot 17 |
+bombs one-hot 15.
+
+History (5 x 162) = the last 15 moves of the play phase (passes are all-zero rows), oldest first, front-padded
+with zero rows, three moves per row. Action (54) = the move's card vector.
+
+"Last move" is DouZero's: the latest move if it was not a pass, else the one before it (a pass, hence zeros,
+after two passes). A player's "last move" is that player's latest action, a pass included (zeros before it has
+acted). "Cards left" one-hots put ``n`` cards at index ``n - 1``, as DouZero's ``_get_one_hot_array`` does
+(which sends 0 cards, only seen after the game ended, to the last slot).
+
+The model input of DouZero is ``x = [state | action]`` (373 / 484 values) plus the history ``z``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cardrl.games.doudizhu import ROLES, DouDizhuGame, DouDizhuView
+from cardrl.games.move_table import MoveTable
+
+__all__ = ["DouZeroFeatures"]
+
+_NUM_KINDS = 54
+_HISTORY_MOVES = 15
+_BOMB_SLOTS = 15
+
+# Thermometer code of a non-joker rank count: _THERMO4[c] = c ones then zeros (length 4).
+_THERMO4 = (np.arange(4)[None, :] < np.arange(5)[:, None]).astype(np.float32)
+_THERMO4.setflags(write=False)
+
+
+def _role_index(role: str) -> int:
+    try:
+        return ROLES.index(role)
+    except ValueError:
+        raise ValueError(f"unknown role {role!r}; roles are {ROLES}") from None
+
+
+def _last_move(history: list[int] | tuple[int, ...], pass_id: int) -> int:
+    """DouZero's ``get_last_move``: the latest move, or the one before it when the latest was a pass."""
+    if not history:
+        return pass_id
+    if history[-1] != pass_id:
+        return history[-1]
+    return history[-2] if len(history) >= 2 else pass_id
+
+
+def _last_move_of(history: list[int] | tuple[int, ...], role_idx: int, pass_id: int) -> int:
+    """The latest action (pass included) of the role ``role_idx``; play is cyclic from the landlord (index 0)."""
+    i = len(history) - 1 - ((len(history) - 1 - role_idx) % 3)
+    return history[i] if i >= 0 else pass_id
+
+
+def _counts_to_blocks(counts: np.ndarray, out: np.ndarray) -> None:
+    """Rank counts (k, 15) -> thermometer card vectors written into ``out`` (k, 54)."""
+    out[:, :52] = _THERMO4[counts[:, :13]].reshape(len(counts), 52)
+    out[:, 52:] = counts[:, 13:]
+
+
+class DouZeroFeatures:
+    """DouZero's per-seat features (Zha et al. 2021, Tables 4-5; DouZero+ Sec. III), name ``douzero_v1``.
+
+    ``encode(game, seat)`` returns ``[state | history.ravel()]`` as one float32 vector of ``obs_dim(role)``
+    values (1129 for the landlord, 1240 for a peasant); ``split`` cuts it (or a batch of them) back into
+    DouZero's ``x_no_action`` and ``z``; ``action_features`` gives the 54-dim action vectors. The layout is
+    that of ``douzero.env.env.get_obs`` value for value (see the module docstring).
+    Only what the seat may see is read: its own hand, the union of the other hands, played cards, cards left,
+    the public move history and the bomb count.
+    """
+
+    name = "douzero_v1"
+    HISTORY_SHAPE = (5, 162)
+    HISTORY_DIM = 5 * 162
+    ACTION_DIM = _NUM_KINDS
+    STATE_DIMS = {"landlord": 319, "landlord_down": 430, "landlord_up": 430}
+
+    # ---- dimensions ---------------------------------------------------------------------------
+    def state_dim(self, role: str) -> int:
+        """319 for ``"landlord"``, 430 for ``"landlord_down"`` / ``"landlord_up"``."""
+        _role_index(role)
+        return self.STATE_DIMS[role]
+
+    def obs_dim(self, role: str) -> int:
+        """``state_dim(role) + 810`` (the flattened 5 x 162 history)."""
+        return self.state_dim(role) + self.HISTORY_DIM
+
+    # ---- encoding -----------------------------------------------------------------------------
+    def encode(self, game: DouDizhuGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Features of ``seat`` in ``game`` for its role ``game.role(seat)``: float32 ``(obs_dim(role),)``.
+
+        ``out`` (optional) is a float32 vector of that size to fill in place (it is overwritten and returned).
+        """
+        if game.landlord < 0:
+            raise ValueError("DouZero features need the roles: the game is still bidding (no landlord yet)")
+        if not 0 <= seat < 3:
+            raise ValueError(f"seat must be 0, 1 or 2, got {seat!r}")
+        hands = game.hands
+        my = hands[seat]
+        other = hands[(seat + 1) % 3] + hands[(seat + 2) % 3]
+        return _encode(game.table, (seat - game.landlord) % 3, game.landlord, my, other, game.played,
+                       hands.sum(axis=1), game.history, game.bomb_count, out)
+
+    def encode_view(self, view: DouDizhuView, table: MoveTable, out: np.ndarray | None = None) -> np.ndarray:
+        """Same as :meth:`encode`, from a player's :class:`DouDizhuView` (``table``: the game's move table)."""
+        if view.landlord < 0:
+            raise ValueError("DouZero features need the roles: the view is from the bidding phase")
+        return _encode(table, (view.seat - view.landlord) % 3, view.landlord, view.hand, view.unseen,
+                       view.played, view.cards_left, view.history, view.bomb_count, out)
+
+    def split(self, obs: np.ndarray, role: str) -> tuple[np.ndarray, np.ndarray]:
+        """``obs (..., obs_dim(role))`` -> ``(state (..., state_dim), history (..., 5, 162))`` (views, no copy)."""
+        obs = np.asarray(obs)
+        sd = self.state_dim(role)
+        if obs.ndim == 0 or obs.shape[-1] != sd + self.HISTORY_DIM:
+            raise ValueError(f"a {role} observation has {sd + self.HISTORY_DIM} values in its last axis "
+                             f"(state {sd} + history {self.HISTORY_DIM}); got shape {obs.shape}")
+        return obs[..., :sd], obs[..., sd:].reshape(obs.shape[:-1] + self.HISTORY_SHAPE)
+
+    def action_features(self, table: MoveTable, move_ids) -> np.ndarray:
+        """The 54-dim card vectors of ``move_ids`` (pass: zeros) as float32 ``(n, 54)``."""
+        ids = np.asarray(move_ids)
+        if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
+            raise ValueError(f"move_ids must be a 1-d sequence of int move ids, got shape {ids.shape} "
+                             f"dtype {ids.dtype}")
+        if ids.size and (ids.min() < 0 or ids.max() >= len(table)):
+            raise ValueError(f"move ids must be in 0..{len(table) - 1}; got min {ids.min()} max {ids.max()}")
+        return table.cards[ids.astype(np.intp, copy=False)].astype(np.float32)
+
+
+def _encode(table: MoveTable, r: int, landlord: int, my: np.ndarray, other: np.ndarray, played: np.ndarray,
+            cards_left: np.ndarray, history, bomb_count: int, out: np.ndarray | None) -> np.ndarray:
+    """The feature vector of role index ``r`` (0 landlord, 1 landlord_down, 2 landlord_up); see the module doc."""
+    sd = 319 if r == 0 else 430
+    if out is None:
+        out = np.zeros(sd + 810, dtype=np.float32)
+    else:
+        if out.shape != (sd + 810,) or out.dtype != np.float32:
+            raise ValueError(f"out must be float32 of shape ({sd + 810},) for {ROLES[r]}, got {out.dtype} "
+                             f"{out.shape}")
+        out[:] = 0.0
+    pass_id = table.pass_id
+    cards = table.cards
+    seat_of = (landlord, (landlord + 1) % 3, (landlord + 2) % 3)  # seat of each role index
+    counts = np.empty((4, 15), dtype=np.int8)
+    counts[0] = my
+    counts[1] = other
+    if r == 0:
+        counts[2] = played[seat_of[2]]  # landlord_up played
+        counts[3] = played[seat_of[1]]  # landlord_down played
+        blocks = out[:270].reshape(5, _NUM_KINDS)
+        _counts_to_blocks(counts[:2], blocks[:2])
+        _counts_to_blocks(counts[2:], blocks[3:5])
+        blocks[2] = cards[_last_move(history, pass_id)]
+        out[270 + (int(cards_left[seat_of[2]]) - 1) % 17] = 1.0
+        out[287 + (int(cards_left[seat_of[1]]) - 1) % 17] = 1.0
+        out[304 + bomb_count] = 1.0
+    else:
+        t = 3 - r  # the teammate's role index
+        counts[2] = played[landlord]
+        counts[3] = played[seat_of[t]]
+        blocks = out[:378].reshape(7, _NUM_KINDS)
+        _counts_to_blocks(counts, blocks[:4])
+        blocks[4:] = cards[[_last_move(history, pass_id), _last_move_of(history, 0, pass_id),
+                            _last_move_of(history, t, pass_id)]]
+        out[378 + (int(cards_left[landlord]) - 1) % 20] = 1.0
+        out[398 + (int(cards_left[seat_of[t]]) - 1) % 17] = 1.0
+        out[415 + bomb_count] = 1.0
+    recent = history[-_HISTORY_MOVES:]
+    if len(recent):
+        if isinstance(recent, tuple):  # a view's history: a tuple would index several axes
+            recent = list(recent)
+        out[sd + _NUM_KINDS * (_HISTORY_MOVES - len(recent)):] = cards[recent].ravel()
+    return out
