@@ -42,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     stop.add_argument("--stop-time", type=parse_duration, default=None, help="wall time, e.g. 10m (default 10m)")
     stop.add_argument("--stop-frames", type=int, default=None, help="frames (state-action samples) trained")
     train.add_argument("--num-env-runners", type=int, default=1)
-    train.add_argument("--num-envs-per-env-runner", type=int, default=32)
+    train.add_argument("--num-envs-per-env-runner", type=int, default=64)
     train.add_argument("--frames-per-update", type=int, default=3200)
     train.add_argument("--model", default="douzero_lstm", choices=["douzero_lstm", "mlp"])
     train.add_argument("--reward", default="adp", choices=["adp", "wp"])

@@ -121,6 +121,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         seat = self._seat(agent)
         return {"seat": seat, "role": self.game.role(seat) if self.game.landlord >= 0 else None}
 
+    def observation_vector(self, agent: str) -> np.ndarray:
+        """``observe(agent)["observation"]`` without building the action mask (the DMC runner's fast path)."""
+        return self._encode(self._seat(agent))
+
     def observe(self, agent: str) -> dict:
         seat = self._seat(agent)
         mask = np.zeros(self.num_actions, dtype=np.int8)

@@ -83,6 +83,9 @@ def test_missing_env_and_missing_peer_are_skipped(monkeypatch):
     monkeypatch.setitem(sys.modules, "cardrl.envs.doudizhu_v0", None)  # makes the import fail
     env = bench._ours_env(0.01)
     assert "skipped" in env
+    monkeypatch.setitem(sys.modules, "cardrl.features.douzero", None)
+    assert "skipped" in bench._ours_engine(0.01, features=True)
+    assert bench._ours_engine(0.01, features=False)["steps"] > 0
     monkeypatch.setitem(bench._PEER_MODULES, "douzero", "no_such_module_cardrl_test")
     assert "skipped" in bench._run_peer("douzero", 0.01, {})
     text = bench.format_bench_env({"seconds": 0.01, "machine": "m", "ours": {

@@ -44,7 +44,7 @@ def table():
     return doudizhu_move_table("douzero")
 
 
-def random_positions(seed0: int, min_positions: int, exclude=()):
+def random_positions(seed0: int, min_positions: int):
     """Seeded random games of our engine; yields every position (the game before each action).
 
     Half the games pick uniformly among legal moves, half pick a category first (so bombs, planes and
@@ -64,8 +64,6 @@ def random_positions(seed0: int, min_positions: int, exclude=()):
                 continue
             yield game
             count += 1
-            if exclude:
-                legal = legal[~np.isin(game.table.category[legal], exclude)]
             if by_category:
                 cats = game.table.category[legal]
                 legal = legal[cats == rng.choice(np.unique(cats))]

@@ -10,9 +10,6 @@ from cardrl.cards import rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
 from cardrl.games.doudizhu_moves import Category
 
-BOMBS = (int(Category.BOMB), int(Category.ROCKET))
-
-
 def snapshot(game: DouDizhuGame) -> dict:
     """Every field of the game as plain values (the shared read-only move table by identity)."""
     out = {}
@@ -187,8 +184,9 @@ def test_step_before_reset_says_to_reset():
 
 @pytest.mark.parametrize("action", [1.5, "3", None])
 def test_is_legal_rejects_non_int_actions_clearly(following, action):
-    """EXPOSES A BUG (see report): is_legal(1.5) raises numpy's IndexError, is_legal('3') a comparison error."""
-    with pytest.raises(TypeError, match="int"):
+    """EXPOSES A BUG (see report): is_legal(1.5) raises numpy's IndexError, is_legal('3') and is_legal(None) a
+    bare comparison TypeError; like step(), it should say that an action must be an int move id."""
+    with pytest.raises(TypeError, match=r"action must be an int"):
         following.is_legal(action)
 
 

@@ -17,7 +17,7 @@ from cardrl.games.doudizhu import DouDizhuGame
 from cardrl.games.doudizhu_moves import doudizhu_move_table
 
 RANKS = "3456789TJQKA2BR"
-TWO, BLACK, RED, ACE = 12, 13, 14, 11
+BLACK, RED, ACE = 13, 14, 11
 FULL_DECK = np.array([4] * 13 + [1, 1])
 # category names of the rules; compared with the table's Category values by name only
 PASS, SOLO, PAIR, TRIO, TRIO_SOLO, TRIO_PAIR, CHAIN, PAIR_CHAIN, PLANE, PLANE_SOLOS, PLANE_PAIRS, \
@@ -249,14 +249,14 @@ def check_position(game: DouDizhuGame, ref: Reference, tracker: Tracker, full: b
     pass_legal = ref.pass_id in legal
     assert pass_legal == (game.last_move is not None)  # the leader may not pass; a follower always may
     last_kind = None if game.last_move is None else ref.kind[game.last_move]
-    sample = legal if full else legal[:: max(1, len(legal) // 8)]
-    for m in sample:
-        assert (ref.counts[m] <= hand).all(), ref.strings[m]  # held in hand
+    # every legal move is held and beats the last move (move by move on a sample, all of them at once below)
+    for m in legal[:: max(1, len(legal) // 12)]:
+        assert (ref.counts[m] <= hand).all(), ref.strings[m]
         assert beats(ref.kind[m], last_kind), (ref.strings[m], game.last_move and ref.strings[game.last_move])
         assert game.is_legal(int(m))
-    others = np.setdiff1d(np.arange(0, len(ref.strings), 911), legal)
-    assert not any(game.is_legal(int(m)) for m in others)
-    if full:
+    others = np.arange(len(game.history) * 131 % 2_999, len(ref.strings), 2_999)  # some ids, legal or not
+    assert [game.is_legal(int(m)) for m in others] == np.isin(others, legal).tolist()
+    if full:  # the legal set is exactly the held moves that beat the last move by the independent rules
         assert legal.tolist() == ref.expected_legal(hand, game.last_move).tolist()
 
 
@@ -305,7 +305,7 @@ def check_payoffs(game: DouDizhuGame, ref: Reference) -> None:
         assert game.played[s].tolist() == sum((ref.counts[m] for m in moves), np.zeros(15, int)).tolist()
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, policy=SEEDS, kickers=st.sampled_from(["douzero", "distinct"]), bidding=st.booleans())
 def test_random_games(seed, policy, kickers, bidding):
     """Cards conserved, legal sets = held moves that beat (independent rules), the trick passes by the rules,
@@ -319,9 +319,10 @@ def test_random_games(seed, policy, kickers, bidding):
     assert snapshot(again) == snapshot(game)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=SEEDS, policy=SEEDS, cut=st.floats(0, 1), bidding=st.booleans())
 def test_replay_mid_game_and_copy_independence(seed, policy, cut, bidding):
+    """replay(seed, a prefix of actions) is that position; a copy() and its original never share state."""
     rng = np.random.default_rng(policy)
     full = DouDizhuGame(bidding=bidding).reset(seed)
     while not full.is_over:

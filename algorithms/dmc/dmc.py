@@ -57,7 +57,7 @@ class DMCConfig(AlgorithmConfig):
 
         self.game_name = "doudizhu"
         self.env_runner_cls = DMCEnvRunner
-        self.num_envs_per_env_runner = 32
+        self.num_envs_per_env_runner = 64
         self.rollout_fragment_length = 800  # frames per sample request
         self.lr = 1e-4
         self.rmsprop_alpha = 0.99
@@ -154,6 +154,32 @@ class DMCConfig(AlgorithmConfig):
             raise ValueError("invalid DMC config: " + "; ".join(errors))
 
 
+def read_checkpoint_counters(path) -> dict | None:
+    """The DMC counters and identity (game, network) saved in an algorithm checkpoint directory."""
+    import pickle
+    from pathlib import Path
+
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"checkpoint directory {path} does not exist")
+    state_file = root / f"{Algorithm.STATE_FILE_NAME}.pkl"
+    if not state_file.is_file():
+        msgpack_file = state_file.with_suffix(".msgpack")
+        if not msgpack_file.is_file():
+            raise ValueError(f"{path} is not an RLlib algorithm checkpoint (it has no {state_file.name})")
+        import msgpack
+
+        with msgpack_file.open("rb") as f:
+            state = msgpack.load(f, strict_map_key=False)
+    else:
+        try:
+            with state_file.open("rb") as f:
+                state = pickle.load(f)
+        except Exception as err:  # a truncated or foreign file
+            raise ValueError(f"checkpoint {path} is corrupt: {state_file} could not be read ({err})") from None
+    return state.get("dmc_counters") if isinstance(state, dict) else None
+
+
 class DMC(Algorithm):
     """Deep Monte-Carlo on RLlib (see the module docstring; DouZero, Zha et al. 2021)."""
 
@@ -172,6 +198,7 @@ class DMC(Algorithm):
         self._episodes = 0
         self._start = time.time()
         self._recent_returns: deque = deque(maxlen=1000)
+        self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
 
     # ---- sampling ------------------------------------------------------------------------------
     def _weights(self):
@@ -225,12 +252,36 @@ class DMC(Algorithm):
     def get_state(self, components=None, *, not_components=None, **kwargs):
         state = super().get_state(components, not_components=not_components, **kwargs)
         state["dmc_counters"] = {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
-                                 "episodes": self._episodes, "weights_seq_no": self._weights_seq_no}
+                                 "episodes": self._episodes, "weights_seq_no": self._weights_seq_no,
+                                 **self._identity()}
         return state
 
+    def _identity(self) -> dict:
+        """What a checkpoint must agree on to be restored into this algorithm."""
+        cfg = self.config
+        return {"game": GAME_ENVS.get(cfg.game_name, cfg.game_name), "q_model": cfg.q_model,
+                "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
+                "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
+
+    def _check_identity(self, counters: dict | None, where: str) -> None:
+        if not counters:
+            raise ValueError(f"{where} is not a cardrl DMC checkpoint (it has no DMC state)")
+        diffs = [f"{k}: checkpoint has {counters.get(k)!r}, this config has {v!r}"
+                 for k, v in self._identity().items() if counters.get(k) != v]
+        if diffs:
+            raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")
+
+    def restore_from_path(self, path, *args, **kwargs):
+        """Restore a checkpoint, after checking it is a DMC checkpoint of the same game and network."""
+        if kwargs.get("component") is None:
+            self._check_identity(read_checkpoint_counters(path), f"checkpoint {path}")
+        return super().restore_from_path(path, *args, **kwargs)
+
     def set_state(self, state) -> None:
-        super().set_state(state)
         counters = state.get("dmc_counters")
+        if counters is not None:
+            self._check_identity(counters, "the given state")
+        super().set_state(state)
         if counters:
             self._frames_trained = counters["frames_trained"]
             self._frames_sampled = counters["frames_sampled"]
@@ -242,21 +293,20 @@ class DMC(Algorithm):
     def training_step(self) -> None:
         cfg = self.config
         n = int(cfg.frames_per_update)
-        module_ids = set(self.learner_group._learner.module.keys()) if self.learner_group.is_local else None
+        module_ids = self._module_ids
         updates = 0
         while updates < cfg.updates_per_iteration:
-            ready = [m for m, c in self._buffered.items() if c >= n]
-            if not ready:
+            # Every module is updated in each step, on n frames of its own (DouZero: one batch per seat).
+            if any(self._buffered[m] < n for m in module_ids):
                 for result in self._collect():
                     self._ingest(result)
                 continue
-            batch = MultiAgentBatch({m: SampleBatch(self._take(m, n)) for m in ready}, env_steps=n * len(ready))
-            if module_ids is not None:
-                assert set(ready) <= module_ids
+            batch = MultiAgentBatch({m: SampleBatch(self._take(m, n)) for m in module_ids},
+                                    env_steps=n * len(module_ids))
             learner_results = self.learner_group.update(
                 batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self._frames_sampled})
             self.metrics.aggregate(learner_results, key=LEARNER_RESULTS)
-            self._frames_trained += n * len(ready)
+            self._frames_trained += n * len(module_ids)
             self._weights_seq_no += 1
             self._weights_ref = None
             updates += 1

@@ -86,7 +86,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
             legal = env.legal_moves()
-            obs = env.observe(agent)["observation"]
+            obs = env.observation_vector(agent)
             waiting[self.agent_to_module[agent]].append((i, agent, obs, legal))
         frames = 0
         for mid, items in waiting.items():

@@ -31,8 +31,8 @@ def _fmt_losses(result: dict) -> str:
     learner = result.get("learners", {})
     parts = []
     for mid, stats in sorted(learner.items()):
-        if isinstance(stats, dict) and "loss" in stats:
-            parts.append(f"{mid} {float(stats['loss']):.3f}")
+        if isinstance(stats, dict) and "q_loss" in stats:
+            parts.append(f"{mid} {float(stats['q_loss']):.3f}")
     return ", ".join(parts) or "-"
 
 
@@ -58,6 +58,7 @@ def run_training(args) -> int:
         print(f"restored from {args.restore}", flush=True)
     start = last_eval = last_ckpt = time.time()
     progress = (out / "progress.jsonl").open("a")
+    writer = _tensorboard(out)
     print(f"training DMC on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
           f"games, model {args.model}, run dir {out}", flush=True)
     try:
@@ -68,8 +69,8 @@ def run_training(args) -> int:
             record = {"time_s": round(now - start, 1), "iteration": result.get("training_iteration"),
                       "frames_trained": frames, "frames_per_s": round(result.get("frames_trained_per_s", 0), 1),
                       "episodes": int(result.get("episodes", 0)), "weight_lag": result.get("weight_lag"),
-                      "losses": {m: float(s["loss"]) for m, s in result.get("learners", {}).items()
-                                 if isinstance(s, dict) and "loss" in s}}
+                      "losses": {m: float(s["q_loss"]) for m, s in result.get("learners", {}).items()
+                                 if isinstance(s, dict) and "q_loss" in s}}
             line = (f"[{now - start:7.1f}s] iter {record['iteration']:4d} | frames {frames:,} "
                     f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
                     f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
@@ -79,6 +80,7 @@ def run_training(args) -> int:
                 line += f" | ADP vs random: landlord {ev['landlord']:+.2f}, peasants {ev['peasants']:+.2f}"
                 last_eval = time.time()
             print(line, flush=True)
+            _log_scalars(writer, record, frames)
             progress.write(json.dumps(record) + "\n")
             progress.flush()
             done = (stop_time is not None and now - start >= stop_time) or (
@@ -94,8 +96,33 @@ def run_training(args) -> int:
               f"peasants {ev['peasants']:+.3f}", flush=True)
     finally:
         progress.close()
+        if writer is not None:
+            writer.close()
         algo.stop()
     return 0
+
+
+def _tensorboard(out: Path):
+    """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
+    try:
+        from tensorboardX import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tb"))
+
+
+def _log_scalars(writer, record: dict, step: int) -> None:
+    if writer is None:
+        return
+    writer.add_scalar("dmc/frames_per_s", record["frames_per_s"], step)
+    writer.add_scalar("dmc/episodes", record["episodes"], step)
+    if record.get("weight_lag") is not None:
+        writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
+    for mid, loss in record["losses"].items():
+        writer.add_scalar(f"loss/{mid}", loss, step)
+    for key, value in record.get("eval_vs_random", {}).items():
+        writer.add_scalar(f"eval_vs_random/{key}", value, step)
+    writer.flush()
 
 
 def _modules(algo) -> dict:

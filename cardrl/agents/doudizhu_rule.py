@@ -1,5 +1,7 @@
-"""A rule-based DouDiZhu agent built on a hand planner (a hand-crafted baseline, like RLCard's DouDiZhu rule
-model that DouZero, Zha et al. 2021, Sec. 5.1, lists among its baselines; the rules here are our own).
+"""A rule-based DouDiZhu agent built on a hand planner: a heuristic baseline in the role of the "RLCard"
+rule-based program of Luo & Tan 2024 (ODMC), Sec. 5.5 and Tables 8 and 10, following the heuristics that
+Lu et al. 2023 (DanZero), Sec. I, describe for rule bots (lead small cards that form no special type; follow with
+the same type before bombs). The rules and the planner are our own.
 
 **Hand planner.** :func:`plan_hand` splits a hand into combinations: chains (5+ solos), pair chains (3+ pairs)
 and planes (2+ trios) are chosen by an exhaustive, memoised search over which chains start at each rank; what
@@ -15,11 +17,12 @@ unless at most one other unit is left, in which case they are played first. With
 go last (the highest first); on two cards the same for pairs.
 
 **Following.** For each legal move of the move's category (for kicker moves, the best kickers of each main part)
-the planner prices the hand left after it; the cheapest one is played if it does not break the plan (the cost
-does not rise by more than a slack that grows when an opponent is close to going out, or when a peasant is the
-last to answer the landlord). Bombs and the rocket are kept for when they let the hand go out in one more turn or
-an opponent is close to going out. A peasant does not beat its partner unless it is an endgame and the beat is
-cheap (no 2s or jokers, plan cost falls), and never when the partner has at most two cards.
+the planner prices the hand left after it; the cheapest one is played if it does not break the plan: the cost
+may rise by at most 0.6 (1.3 for a peasant that is the last to answer the landlord, 1.0 more when its partner
+holds two cards or fewer), and by anything when the opponent who played holds five cards or fewer. Bombs and
+the rocket are kept for when they leave at most one unit the unseen cards could beat, or an opponent holds three
+cards or fewer. A peasant does not beat its partner unless it is an endgame (six cards or fewer) and the beat is
+cheap (no 2s or jokers, plan cost falls), and never when the partner holds two cards or fewer.
 
 **Bidding** (when the game bids): a count of high cards (jokers, 2s, bombs) picks the bid.
 
@@ -210,7 +213,7 @@ def _build_units(counts: tuple[int, ...], chains: tuple) -> tuple[Unit, ...]:
     return tuple(units)
 
 
-@lru_cache(maxsize=1 << 15)
+@lru_cache(maxsize=1 << 12)
 def plan_hand(counts: tuple[int, ...]) -> HandPlan:
     """The cheapest split of a hand (15 rank counts, ``3..A 2 B R``) into units; see the module docstring."""
     if len(counts) != 15:
@@ -249,8 +252,8 @@ def _beatable(unit: Unit, unseen: np.ndarray) -> bool:
 
 
 class DouDizhuRuleAgent(Agent):
-    """Rule-based DouDiZhu player over a hand planner (module docstring; a rule baseline in the spirit of the
-    RLCard rule model used by DouZero, Zha et al. 2021, Sec. 5.1). Deterministic; ties broken by move id.
+    """Rule-based DouDiZhu player over a hand planner (module docstring; the heuristic rule baseline role of
+    "RLCard" in Luo & Tan 2024, Tables 8 and 10). Deterministic; ties broken by move id.
 
     ``kickers`` must match the game's move table (``"douzero"`` or ``"distinct"``).
     """

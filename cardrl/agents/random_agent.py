@@ -12,7 +12,8 @@ __all__ = ["RandomAgent"]
 
 
 class RandomAgent(Agent):
-    """Plays a legal move uniformly at random (the "Random" baseline of DouZero, Zha et al. 2021, Table 2).
+    """Plays a legal move uniformly at random: the "random agents" of Lu et al. 2023 (DanZero), Sec. I, which
+    "choose actions randomly from legal action set"; the weakest baseline of every evaluation here.
 
     It owns its ``numpy.random.Generator`` (no global state). ``reset(deal_seed)`` re-seeds it from
     ``(seed, deal_seed)``, so its play on a deal does not depend on which deals were played before.

@@ -44,6 +44,12 @@ def check_seed(seed) -> int:
     return int(seed)
 
 
+def _check_action_type(action) -> int:
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"an action must be an int move id, got {type(action).__name__} {action!r}")
+    return int(action)
+
+
 class DouDizhuGame:
     """One deal of DouDiZhu; see the module docstring for seats, roles, bidding and payoffs.
 
@@ -60,6 +66,7 @@ class DouDizhuGame:
         self.num_moves = len(self.table)
         self.seed: int | None = None
         self.actions: list[int] = []  # every action of the deal, bids included, for replay
+        self.phase: str | None = None  # None until reset(seed) deals
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "DouDizhuGame":
@@ -120,8 +127,13 @@ class DouDizhuGame:
             raise RuntimeError("roles are not known before bidding has ended")
         return (self.landlord + ROLES.index(role)) % NUM_PLAYERS
 
+    def _require_deal(self) -> None:
+        if self.phase is None:
+            raise RuntimeError("no deal yet: call reset(seed) first")
+
     def legal_moves(self) -> np.ndarray:
         """Sorted ids of the legal actions of the player to move (bid actions during bidding)."""
+        self._require_deal()
         if self.phase == "play":
             return self.table.legal_moves(rank_counts_to_bits(self.hands[self.current_player]), self.last_move)
         if self.phase == "bid":
@@ -129,6 +141,9 @@ class DouDizhuGame:
         return np.zeros(0, dtype=np.int64)
 
     def is_legal(self, action: int) -> bool:
+        """Whether ``action`` (an int id) is legal for the player to move; a non-int raises TypeError."""
+        self._require_deal()
+        action = _check_action_type(action)
         if self.phase == "bid":
             return action == self.num_moves or self.num_moves + self.bid < action <= self.num_moves + 3
         if self.phase != "play" or not 0 <= action < self.num_moves:
@@ -140,11 +155,10 @@ class DouDizhuGame:
     # ---- transitions -------------------------------------------------------------------------
     def step(self, action: int) -> "DouDizhuGame":
         """Apply a legal action of the player to move. Raises (and changes nothing) otherwise."""
+        self._require_deal()
         if self.phase == "over":
             raise GameOverError("the game is over; call reset(seed) to deal again")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action must be an int move id, got {type(action).__name__} {action!r}")
-        action = int(action)
+        action = _check_action_type(action)
         if not self.is_legal(action):
             raise IllegalMoveError(self._illegal_reason(action))
         self.actions.append(action)

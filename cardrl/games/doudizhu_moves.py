@@ -2,9 +2,11 @@
 
 Two kicker conventions:
 
-* ``kickers="douzero"`` (default): DouZero's table, 27,472 moves, identical entry by entry (and in the same
-  order) to RLCard's ``action_space.txt``. Kickers may repeat a rank (333444+55), never include both jokers,
-  never a bomb, and never a trio adjacent to the plane (333444555+666 is the plane 333444555666).
+* ``kickers="douzero"`` (default): DouZero's table, 27,472 moves, identical entry by entry to RLCard's
+  ``action_space.txt`` (the same entries; our order groups moves by main part). Kickers may repeat a rank
+  (333444+55), never include both jokers, never a bomb, and never a trio adjacent to the plane
+  (333444555+666 is the plane 333444555666). DouZero's own live generator is looser (it also emits both
+  jokers, a bomb or an adjacent trio as kickers); its published move list, which we follow, is not.
 * ``kickers="distinct"``: Luo & Tan's Table 12, 13,551 moves: kicker ranks all distinct and outside the main
   ranks, the two jokers allowed together (plane+solos 8,044, bomb+2 solos 1,183).
 

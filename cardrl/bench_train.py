@@ -1,0 +1,452 @@
+"""Training-speed benchmark for DouDiZhu: cardrl's DMC against DouZero's own trainer, in frames trained per second.
+
+DMC is DouZero's Deep Monte-Carlo (Zha et al. 2021, "DouZero: Mastering DouDizhu with Self-Play Deep Reinforcement
+Learning", section 4; DESIGN.md "Measured anchors": DouZero's trainer does 400-480 frames/s on this machine). A
+*frame* is one (state, action) sample of one seat, labelled with its return; both trainers count a frame as trained
+when a learner update on it is done (DouZero: ``T * B = 100 * 32`` frames of one position per update; ours:
+``frames_per_update`` frames of one seat's module per update), so the two counters are in the same unit.
+
+Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (DouZero trains at 0 frames/s with default
+threads on 2 cores), so that no Ray state, torch threads or shared memory leak from one into the other:
+
+* ours: ``python -m cardrl.bench_train --_ours`` starts a fresh local Ray, builds
+  ``DMCConfig().game("doudizhu")`` with ``num_env_runners`` runners of 32 games, fragments of 800 frames and updates
+  of 3,200 frames, and calls ``algo.train()``;
+* DouZero: ``python -m cardrl.bench_train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
+  ``--actor_device_cpu --training_device cpu --disable_checkpoint`` and otherwise DouZero's defaults (batch 32,
+  unroll 100, 4 learner threads per position); it trains forever, so the parent kills its process group once the
+  timed window is over and reads its frame counter from the ``logs.csv`` its ``FileWriter`` appends after every
+  update (time and frames), cross-checked against the ``After N frames: @ X fps`` lines it logs every 5 s.
+
+Setup is everything from the child's launch to the first finished update (imports, Ray, building the algorithm,
+spawning actors, filling the first batch); the timed window of ``seconds`` starts there, and frames/s is the number
+of frames trained in the window over its length, both counted between updates (no partial update is counted).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["bench_train_doudizhu", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
+           "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate", "updates_total", "child_env",
+           "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
+
+# DouZero's actors per device on this 2-core machine: 1 and 2 were measured (see the module's report); 2 was faster.
+DOUZERO_NUM_ACTORS = 2
+OURS_SETTINGS = {"num_envs_per_env_runner": 32, "rollout_fragment_length": 800, "frames_per_update": 3200}
+DOUZERO_FRAMES_PER_UPDATE = 100 * 32  # DouZero's default unroll_length * batch_size
+_RESULT_TAG = "CARDRL_BENCH_TRAIN_RESULT "
+_SETUP_TIMEOUT_S = 600.0
+# [INFO:1234 dmc:248 2024-01-02 03:04:05,678] After 9600 (L:3200 U:3200 D:3200) frames: @ 640.0 fps (avg@ ...
+_DOUZERO_AFTER = re.compile(
+    r"\[INFO:(?P<pid>\d+) \w+:\d+ (?P<asctime>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(?P<ms>\d{3})\] "
+    r"After (?P<frames>\d+) \(L:(?P<L>\d+) U:(?P<U>\d+) D:(?P<D>\d+)\) frames: "
+    r"@ (?P<fps>[-\d.]+) fps \(avg@ (?P<fps_avg>[-\d.]+) fps\)")
+
+
+# ---- pure helpers -------------------------------------------------------------------------------
+def update_rate(updates: Sequence[tuple[float, str, int]], seconds: float | None = None) -> dict[str, Any]:
+    """Frames trained per second from a trainer's updates ``(time, position, frames)``, sorted by time.
+
+    The window (``seconds`` in the result) starts at the first update and, with ``seconds``, ends ``seconds``
+    later (without: at the last update). Updates come in bursts (each position fills its batch at about the same time), so the rate is summed
+    over positions, each measured between its own first and last update in the window: frames of its later updates
+    over the time between them (the same phase at both ends, no partial update counted). When a position has fewer
+    than two updates in the window (or a position is unknown), the rate falls back to the frames of all updates
+    after the first over the window's length (``method`` "all"; coarse: off by up to one burst).
+    """
+    if not updates:
+        raise ValueError("no updates to measure a rate from; the trainer made none")
+    t0 = updates[0][0]
+    inside = [u for u in updates if seconds is None or u[0] - t0 <= seconds]
+    by_position: dict[str, list[tuple[float, int]]] = {}
+    for t, position, frames in inside:
+        by_position.setdefault(position, []).append((t, frames))
+    rates = {}
+    for position, ups in by_position.items():
+        if len(ups) >= 2 and ups[-1][0] > ups[0][0] and position != "unknown":
+            rates[position] = sum(f for _, f in ups[1:]) / (ups[-1][0] - ups[0][0])
+    span = float(seconds) if seconds is not None else inside[-1][0] - t0
+    result = {"frames": sum(f for t, _, f in inside if t > t0), "seconds": span, "updates": len(inside)}
+    if rates and len(rates) == len(by_position):
+        return {**result, "frames_per_s": sum(rates.values()), "method": "per position",
+                "frames_per_s_by_position": rates}
+    if span <= 0:
+        raise ValueError(f"{len(inside)} update(s) at one instant and no window length: no rate; give the trainer "
+                         "more seconds")
+    return {**result, "frames_per_s": result["frames"] / span, "method": "all",
+            "frames_per_s_by_position": {}}
+
+
+def parse_douzero_log(text: str) -> list[dict[str, float]]:
+    """The ``After N (L:.. U:.. D:..) frames: @ X fps (avg@ Y fps)`` lines DouZero's ``train`` logs to stderr every
+    5 s, as dicts: ``time`` (epoch seconds, from the local-time stamp), ``frames`` (its counter then), ``L``/``U``/
+    ``D`` (per position), ``fps`` (over the last 5 s) and ``fps_avg`` (its mean of up to 24 such values)."""
+    lines = []
+    for match in _DOUZERO_AFTER.finditer(text):
+        stamp = time.mktime(time.strptime(match["asctime"], "%Y-%m-%d %H:%M:%S")) + int(match["ms"]) / 1000
+        lines.append({"time": stamp, "frames": int(match["frames"]), "L": int(match["L"]), "U": int(match["U"]),
+                      "D": int(match["D"]), "fps": float(match["fps"]), "fps_avg": float(match["fps_avg"])})
+    return lines
+
+
+def read_douzero_csv(path: str | os.PathLike, frames_per_update: int = DOUZERO_FRAMES_PER_UPDATE,
+                     ) -> list[tuple[float, str, int]]:
+    """DouZero's updates ``(time, position, frames)`` from the ``logs.csv`` its ``FileWriter`` appends to.
+
+    Its first line is ``# _tick,_time,frames,...``; each row is written right after one update of one position
+    (``frames`` is the counter before that update adds ``frames_per_update``), with the latest loss of every
+    position. The row does not name the position: it is the one whose ``loss_<position>`` changed from the row
+    before (all start at 0), "unknown" when not exactly one did. A last line cut short by the kill is dropped.
+    """
+    with open(path, newline="") as f:
+        text = f.read()
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines.pop()  # written in part when the trainer was killed
+    header = lines[0] if lines else ""
+    if not header.startswith("# "):
+        raise ValueError(f"{path} is not a DouZero logs.csv (first line {header[:40]!r}, expected '# _tick,...')")
+    fields = header[2:].strip().split(",")
+    loss_keys = [k for k in fields if k.startswith("loss_")]
+    previous = {k: "0" for k in loss_keys}
+    updates = []
+    for row in csv.DictReader(lines[1:], fieldnames=fields):
+        if None in row.values() or None in row:
+            continue
+        try:
+            t, _ = float(row["_time"]), int(row["frames"])
+        except (TypeError, ValueError):
+            continue
+        changed = [k for k in loss_keys if row[k] != previous[k]]
+        previous.update({k: row[k] for k in loss_keys})
+        updates.append((t, changed[0][len("loss_"):] if len(changed) == 1 else "unknown", frames_per_update))
+    return sorted(updates)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of the trainers' child processes: one torch/BLAS thread each, no Ray cluster address."""
+    env = dict(os.environ)
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env.pop("RAY_ADDRESS", None)
+    return env
+
+
+def _tail(text: str, n: int = 3000) -> str:
+    return text[-n:] if len(text) > n else text
+
+
+# ---- ours ---------------------------------------------------------------------------------------
+def updates_total(updates: Iterable[tuple[float, str, int]]) -> int:
+    """Frames of all the given updates."""
+    return sum(f for _, _, f in updates)
+
+
+def _module_updates(result: dict, t: float, lifetimes: dict[str, float], frames_before: int,
+                    ) -> tuple[list[tuple[float, str, int]], dict[str, float]]:
+    """The updates one ``algo.train()`` made, ``(t, module, frames)``, from each module's lifetime count of trained
+    frames in ``result["learners"]`` (else from ``frames_trained``, as one update of position "all")."""
+    lifetime = {mid: float(stats["num_module_steps_trained_lifetime"])
+                for mid, stats in result.get("learners", {}).items()
+                if mid != "__all_modules__" and isinstance(stats, dict)
+                and "num_module_steps_trained_lifetime" in stats}
+    if not lifetime:
+        frames = int(result["frames_trained"]) - frames_before
+        return ([(t, "all", frames)] if frames > 0 else []), lifetimes
+    updates = [(t, mid, int(n - lifetimes.get(mid, 0.0))) for mid, n in sorted(lifetime.items())
+               if n > lifetimes.get(mid, 0.0)]
+    return updates, {**lifetimes, **lifetime}
+
+
+def _rate_fields(rate: dict[str, Any]) -> dict[str, Any]:
+    return {"frames_per_s": rate["frames_per_s"], "window_s": rate["seconds"], "updates": rate["updates"],
+            "rate_method": rate["method"], "frames_per_s_by_position": rate["frames_per_s_by_position"]}
+
+
+def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dict[str, Any]:
+    """Body of the ``--_ours`` child: a fresh local Ray, DMC built, one update to warm up, then ``seconds``."""
+    import torch
+
+    torch.set_num_threads(1)
+    import ray
+
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    ray.init(num_cpus=max(2, num_env_runners), include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    try:
+        t_ray = time.time()
+        config = (DMCConfig().game("doudizhu")
+                  .env_runners(num_env_runners=num_env_runners,
+                               num_envs_per_env_runner=OURS_SETTINGS["num_envs_per_env_runner"],
+                               rollout_fragment_length=OURS_SETTINGS["rollout_fragment_length"])
+                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"])
+                  .debugging(seed=0))
+        algo = config.build_algo()
+        t_built = time.time()
+        first = algo.train()
+        t0 = time.time()
+        updates, lifetimes = _module_updates(first, t0, {}, 0)
+        start = {k: int(first[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
+        result = first
+        while time.time() - t0 < seconds:
+            result = algo.train()
+            new, lifetimes = _module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
+            updates += new
+        rate = update_rate(updates)
+        end = {k: int(result[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
+        algo.stop()
+    finally:
+        ray.shutdown()
+    lag = result.get("weight_lag")
+    return {
+        **_rate_fields(rate), "setup_s": t0 - launched, "startup_s": t_ray - launched, "build_s": t_built - t_ray,
+        "first_update_s": t0 - t_built,
+        "frames_trained": end["frames_trained"] - start["frames_trained"],
+        "frames_sampled": end["frames_sampled"] - start["frames_sampled"],
+        "episodes": end["episodes"] - start["episodes"],
+        "frames_sampled_per_s": (end["frames_sampled"] - start["frames_sampled"]) / rate["seconds"],
+        "frames_trained_total": end["frames_trained"], "weight_lag": None if lag is None else float(lag),
+        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS,
+                     "ray_num_cpus": max(2, num_env_runners)},
+    }
+
+
+def bench_ours(seconds: float, num_env_runners: int = 1) -> dict[str, Any]:
+    """cardrl's DMC on DouDiZhu for ``seconds`` after its first update, in a child process (see the module doc)."""
+    if num_env_runners < 0:
+        raise ValueError(f"num_env_runners must be >= 0 (0: sample in the driver), got {num_env_runners}")
+    launched = time.time()
+    cmd = [sys.executable, "-m", "cardrl.bench_train", "--_ours", "--seconds", str(seconds),
+           "--num-env-runners", str(num_env_runners), "--_launched", repr(launched)]
+    proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
+                          timeout=seconds + _SETUP_TIMEOUT_S)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith(_RESULT_TAG)]
+    if proc.returncode != 0 or not lines:
+        raise RuntimeError(f"cardrl DMC benchmark child failed (exit {proc.returncode}):\n"
+                           f"{_tail(proc.stdout)}\n{_tail(proc.stderr)}")
+    result = json.loads(lines[-1][len(_RESULT_TAG):])
+    result["process_s"] = time.time() - launched
+    return result
+
+
+# ---- DouZero ------------------------------------------------------------------------------------
+def _douzero_flags(savedir: str, num_actors: int) -> list[str]:
+    return ["--actor_device_cpu", "--training_device", "cpu", "--num_actors", str(num_actors),
+            "--savedir", savedir, "--xpid", "bench", "--disable_checkpoint"]
+
+
+def _run_douzero_here(savedir: str, num_actors: int) -> None:
+    """Body of the ``--_douzero`` child: DouZero's own trainer with its own flags; runs until killed."""
+    from douzero.dmc.arguments import parser
+    from douzero.dmc.dmc import train
+
+    train(parser.parse_args(_douzero_flags(savedir, num_actors)))
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """End the child we started and the actor processes it spawned (its own process group)."""
+    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=wait)
+        except subprocess.TimeoutExpired:
+            continue
+    try:  # the leader is gone; spawned actors may linger in its group a moment
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[str, Any]:
+    """DouZero 1.1.0's trainer on the CPU for ``seconds`` after its first update, in a child process (module doc).
+
+    Raises ImportError when ``douzero`` (or GitPython, which ``douzero.dmc`` imports) is missing.
+    """
+    import douzero.dmc.dmc  # noqa: F401  (fail here, with the import error, rather than in the child)
+
+    if num_actors < 1:
+        raise ValueError(f"num_actors must be >= 1, got {num_actors}")
+    with tempfile.TemporaryDirectory(prefix="cardrl_bench_douzero_") as tmp:
+        csv_path = Path(tmp, "bench", "logs.csv")
+        log_path = Path(tmp, "stderr.log")
+        launched = time.time()
+        with open(log_path, "w") as log, open(os.devnull, "w") as devnull:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "cardrl.bench_train", "--_douzero", "--savedir", tmp,
+                 "--douzero-actors", str(num_actors)],
+                env=child_env(), cwd=tmp, stdout=devnull, stderr=log, start_new_session=True)
+            try:
+                t0 = _wait_first_update(proc, csv_path, log_path, launched)
+                while time.time() < t0 + seconds + 0.5 and proc.poll() is None:
+                    time.sleep(0.2)
+            finally:
+                _kill_group(proc)
+        log_text = log_path.read_text(errors="replace")
+        if proc.returncode not in (-signal.SIGTERM, -signal.SIGKILL):
+            raise RuntimeError(f"DouZero's trainer exited by itself (code {proc.returncode}):\n{_tail(log_text)}")
+        updates = read_douzero_csv(csv_path)
+    rate = update_rate(updates, seconds)
+    logged = [line for line in parse_douzero_log(log_text) if t0 < line["time"] <= t0 + rate["seconds"] + 1e-3]
+    return {
+        **_rate_fields(rate), "setup_s": t0 - launched, "frames_trained": rate["frames"],
+        "frames_trained_total": updates_total(u for u in updates if u[0] <= t0 + seconds),
+        "logged_fps_mean": (sum(line["fps"] for line in logged) / len(logged)) if logged else math.nan,
+        "logged_lines": len(logged),
+        "settings": {"num_actors": num_actors, "actor_device": "cpu", "training_device": "cpu",
+                     "batch_size": 32, "unroll_length": 100, "num_threads": 4},
+    }
+
+
+def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, launched: float) -> float:
+    """Epoch time of DouZero's first finished update (first data row of its logs.csv)."""
+    while True:
+        if proc.poll() is not None:
+            raise RuntimeError(f"DouZero's trainer died during setup (exit {proc.returncode}):\n"
+                               f"{_tail(log_path.read_text(errors='replace'))}")
+        if csv_path.exists():
+            updates = read_douzero_csv(csv_path)
+            if updates:
+                return updates[0][0]
+        if time.time() - launched > _SETUP_TIMEOUT_S:
+            raise RuntimeError(f"DouZero's trainer made no update within {_SETUP_TIMEOUT_S:.0f} s of its launch:\n"
+                               f"{_tail(log_path.read_text(errors='replace'))}")
+        time.sleep(0.2)
+
+
+# ---- the benchmark ------------------------------------------------------------------------------
+def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: int = 1,
+                         douzero_actors: int = DOUZERO_NUM_ACTORS) -> dict[str, Any]:
+    """Frames trained per second of cardrl's DMC and (``peers``) of DouZero's trainer, one after the other.
+
+    Returns ``{"seconds", "cpus", "load_before", "ours": {...}, "peers": {"douzero": {...} or {"skipped": why}},
+    "ratio": ours/theirs or None, "summary": [line], "table": str}``.
+    """
+    if not seconds > 0:
+        raise ValueError(f"seconds must be > 0, got {seconds}")
+    result: dict[str, Any] = {"seconds": float(seconds), "cpus": os.cpu_count(), "load_before": os.getloadavg()[0],
+                              "ours": bench_ours(seconds, num_env_runners), "peers": {}, "ratio": None}
+    if peers:
+        try:
+            result["peers"]["douzero"] = bench_douzero(seconds, douzero_actors)
+        except ImportError as err:
+            result["peers"]["douzero"] = {"skipped": f"not importable ({err})"}
+    peer = result["peers"].get("douzero", {})
+    if peer.get("frames_per_s", 0) > 0:
+        result["ratio"] = result["ours"]["frames_per_s"] / peer["frames_per_s"]
+    result["summary"] = summary_lines(result)
+    result["table"] = format_bench_train(result)
+    return result
+
+
+def summary_lines(result: dict[str, Any]) -> list[str]:
+    """``["vs douzero: R.Rx frames/s"]`` (ours over DouZero's frames trained per second) when DouZero was
+    measured, else ``[]``."""
+    peer = result["peers"].get("douzero", {})
+    if not peer.get("frames_per_s", 0) > 0:
+        return []
+    return [f"vs douzero: {result['ours']['frames_per_s'] / peer['frames_per_s']:.1f}x frames/s"]
+
+
+def _settings_ours(s: dict[str, Any]) -> str:
+    return (f"{s['num_env_runners']} env runner(s) x {s['num_envs_per_env_runner']} games, fragment "
+            f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, ray num_cpus={s['ray_num_cpus']}")
+
+
+def _settings_douzero(s: dict[str, Any]) -> str:
+    return (f"{s['num_actors']} actor(s) on cpu, learner cpu, batch {s['batch_size']} x unroll "
+            f"{s['unroll_length']}, {s['num_threads']} learner threads/position")
+
+
+def format_bench_train(result: dict[str, Any]) -> str:
+    """The table of :func:`bench_train_doudizhu` (summary line excluded)."""
+    ours = result["ours"]
+    rows = [("trainer", "frames/s", "setup s", "frames", "settings"),
+            ("cardrl DMC", f"{ours['frames_per_s']:,.0f}", f"{ours['setup_s']:.1f}", f"{ours['frames_trained']:,}",
+             _settings_ours(ours["settings"]))]
+    notes = [f"cardrl DMC: setup = start {ours['startup_s']:.1f} s + build {ours['build_s']:.1f} s + first update "
+             f"{ours['first_update_s']:.1f} s; sampled {ours['frames_sampled_per_s']:,.0f} frames/s, "
+             f"{ours['episodes']:,} episodes, {ours['updates']} updates, weight lag {ours['weight_lag']}"]
+    for name, peer in result["peers"].items():
+        if "skipped" in peer:
+            rows.append((name, "-", "-", "-", f"skipped: {peer['skipped']}"))
+            continue
+        rows.append((f"{name} 1.1.0", f"{peer['frames_per_s']:,.0f}", f"{peer['setup_s']:.1f}",
+                     f"{peer['frames_trained']:,}", _settings_douzero(peer["settings"])))
+        notes.append(f"{name}: {peer['updates']} updates in the window; its own 5 s log lines in the window say "
+                     f"{peer['logged_fps_mean']:,.0f} fps on average ({peer['logged_lines']} lines)")
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    lines = [f"cardrl bench train doudizhu: {result['seconds']:g} s timed window per trainer, after setup "
+             f"(launch to first update); {result['cpus']} cpus, load average {result['load_before']:.2f} before"]
+    for r in rows:
+        lines.append("  ".join([r[0].ljust(widths[0])] + [r[i].rjust(widths[i]) for i in (1, 2, 3)] + [r[4]]))
+    lines += ["", *notes]
+    return "\n".join(lines)
+
+
+def print_bench_train(result: dict[str, Any]) -> None:
+    print(result["table"])
+    for line in result["summary"]:
+        print(line)
+
+
+def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
+    """Entry point of ``cardrl bench train doudizhu [--seconds N] [--no-peers] [--num-env-runners N]``; prints the
+    table and, when DouZero ran, ends with the line ``vs douzero: R.Rx frames/s``. Returns 0."""
+    if args is None or not isinstance(args, argparse.Namespace):
+        args = _parser().parse_args(args)
+    game = getattr(args, "game", "doudizhu")
+    if game != "doudizhu":
+        raise ValueError(f"no training benchmark for game {game!r}; available: doudizhu")
+    result = bench_train_doudizhu(float(args.seconds), peers=not getattr(args, "no_peers", False),
+                                  num_env_runners=int(getattr(args, "num_env_runners", 1)),
+                                  douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)))
+    print_bench_train(result)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m cardrl.bench_train", description=__doc__.splitlines()[0])
+    parser.add_argument("game", nargs="?", default="doudizhu")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--no-peers", action="store_true")
+    parser.add_argument("--num-env-runners", type=int, default=1)
+    parser.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS)
+    parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--_douzero", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--savedir", default=None, help=argparse.SUPPRESS)
+    return parser
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args._ours:
+        launched = args._launched if args._launched is not None else time.time()
+        result = _run_ours_here(args.seconds, args.num_env_runners, launched)
+        print(_RESULT_TAG + json.dumps(result), flush=True)
+        return 0
+    if args._douzero:
+        _run_douzero_here(args.savedir, args.douzero_actors)
+        return 0
+    return main_bench_train(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -1,0 +1,186 @@
+"""The training benchmark: DouZero log/CSV parsers on captured output, the rate estimator, a real short run of our
+DMC (and, slow, of DouZero's trainer); output structure only, no speed assertions."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import time
+
+import pytest
+
+from cardrl import bench_train as bt
+
+# Captured from douzero 1.1.0's train() on this machine (stderr), stats block included.
+DOUZERO_LOG = """\
+Saving logs' fields to /tmp/dz_sample/bench/fields.csv
+[INFO:24490 utils:118 2026-11-22 22:04:40,430] Device cpu Actor 1 started.
+[INFO:24444 dmc:233 2026-11-22 22:04:42,489] After 0 (L:0 U:0 D:0) frames: @ 0.0 fps (avg@ 0.0 fps) (L:0.0 U:0.0 D:0.0) Stats:
+{'loss_landlord': 0,
+ 'mean_episode_return_landlord_up': 0}
+[INFO:24444 dmc:233 2026-11-22 22:05:42,670] After 6400 (L:3200 U:0 D:3200) frames: @ 1279.6 fps (avg@ 106.6 fps) (L:639.8 U:0.0 D:639.8) Stats:
+{'loss_landlord': 2.063774824142456,
+ 'loss_landlord_down': 2.0372509956359863,
+"""
+
+# Captured logs.csv of the same run (its FileWriter), plus a last row cut short by the kill.
+DOUZERO_CSV = """\
+# _tick,_time,frames,mean_episode_return_landlord,loss_landlord,mean_episode_return_landlord_up,loss_landlord_up,mean_episode_return_landlord_down,loss_landlord_down
+0,1795385134.8391125,0,-0.26174497604370117,2.063774824142456,0,0,0,0
+1,1795385138.1648688,3200,-0.26174497604370117,2.063774824142456,0,0,0.28947368264198303,2.0372509956359863
+2,1795385141.929444,6400,-0.26174497604370117,2.063774824142456,0.27272728085517883,2.0304245948791504,0.28947368264198303,2.0372509956359863
+3,1795385160.5,96
+"""
+
+
+# ---- parsers --------------------------------------------------------------------------------------
+def test_parse_douzero_log_reads_the_after_lines():
+    lines = bt.parse_douzero_log(DOUZERO_LOG)
+    assert [line["frames"] for line in lines] == [0, 6400]
+    last = lines[-1]
+    assert (last["L"], last["U"], last["D"]) == (3200, 0, 3200)
+    assert last["fps"] == 1279.6 and last["fps_avg"] == 106.6
+    stamp = time.mktime(time.strptime("2026-11-22 22:05:42", "%Y-%m-%d %H:%M:%S")) + 0.670
+    assert last["time"] == pytest.approx(stamp)
+    assert lines[1]["time"] - lines[0]["time"] == pytest.approx(60.181)
+
+
+def test_parse_douzero_log_ignores_other_text():
+    assert bt.parse_douzero_log("Creating log directory: x\nAfter 5 frames\n[INFO:1 dmc:2 bad] After 3") == []
+
+
+def test_read_douzero_csv_names_the_position_of_each_update(tmp_path):
+    path = tmp_path / "logs.csv"
+    path.write_text(DOUZERO_CSV)
+    updates = bt.read_douzero_csv(path)
+    assert [u[1] for u in updates] == ["landlord", "landlord_down", "landlord_up"]  # the cut row is dropped
+    assert [u[2] for u in updates] == [3200, 3200, 3200]
+    assert updates[0][0] == pytest.approx(1795385134.8391125)
+
+
+def test_read_douzero_csv_rejects_other_files(tmp_path):
+    path = tmp_path / "logs.csv"
+    path.write_text("frames,_time\n1,2\n")
+    with pytest.raises(ValueError, match="not a DouZero logs.csv"):
+        bt.read_douzero_csv(path)
+
+
+# ---- rate estimator -----------------------------------------------------------------------------
+def _bursts(period: float, offsets: dict[str, float], until: float, frames: int = 3200):
+    ups = [(o + k * period, pos, frames) for pos, o in offsets.items() for k in range(int(until // period) + 1)
+           if o + k * period <= until]
+    return sorted(ups)
+
+
+def test_update_rate_sums_positions_each_between_its_own_updates():
+    # each position updates every 10 s, in a burst; whatever the cut, the rate is 3 * 3200 / 10
+    updates = _bursts(10.0, {"landlord": 0.0, "landlord_down": 0.5, "landlord_up": 1.0}, until=100.0)
+    for seconds in (25.0, 30.2, 31.0, 59.9):
+        rate = bt.update_rate(updates, seconds)
+        assert rate["method"] == "per position"
+        assert rate["frames_per_s"] == pytest.approx(960.0)
+        assert rate["seconds"] == seconds
+        assert set(rate["frames_per_s_by_position"]) == {"landlord", "landlord_down", "landlord_up"}
+    whole = bt.update_rate(updates)  # no window: up to the last update
+    assert whole["frames_per_s"] == pytest.approx(960.0) and whole["seconds"] == pytest.approx(100.0)
+
+
+def test_update_rate_falls_back_to_all_updates_over_the_window():
+    updates = [(0.0, "landlord", 3200), (1.0, "landlord_down", 3200), (2.0, "landlord_up", 3200)]
+    rate = bt.update_rate(updates, 20.0)
+    assert rate["method"] == "all"
+    assert rate["frames"] == 6400 and rate["frames_per_s"] == pytest.approx(320.0)
+    unknown = bt.update_rate([(0.0, "unknown", 3200), (4.0, "unknown", 3200)])
+    assert unknown["method"] == "all" and unknown["frames_per_s"] == pytest.approx(800.0)
+
+
+def test_update_rate_errors():
+    with pytest.raises(ValueError, match="no updates"):
+        bt.update_rate([])
+    with pytest.raises(ValueError, match="one instant"):
+        bt.update_rate([(5.0, "landlord", 3200)])
+
+
+def test_module_updates_from_learner_lifetimes():
+    result = {"frames_trained": 6400, "learners": {
+        "__all_modules__": {"num_module_steps_trained_lifetime": 6400.0},
+        "landlord": {"num_module_steps_trained_lifetime": 3200.0},
+        "landlord_up": {"num_module_steps_trained_lifetime": 3200.0}}}
+    ups, lifetimes = bt._module_updates(result, 1.0, {}, 0)
+    assert ups == [(1.0, "landlord", 3200), (1.0, "landlord_up", 3200)]
+    result["learners"]["landlord"]["num_module_steps_trained_lifetime"] = 6400.0
+    ups, _ = bt._module_updates(result, 2.0, lifetimes, 6400)
+    assert ups == [(2.0, "landlord", 3200)]
+    assert bt._module_updates({"frames_trained": 9600}, 3.0, {}, 3200)[0] == [(3.0, "all", 6400)]
+
+
+# ---- summary -------------------------------------------------------------------------------------
+def test_summary_line():
+    result = {"ours": {"frames_per_s": 1150.0}, "peers": {"douzero": {"frames_per_s": 500.0}}}
+    assert bt.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
+    assert bt.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {}}) == []
+    assert bt.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {"douzero": {"skipped": "x"}}}) == []
+
+
+def test_bad_arguments_are_rejected():
+    with pytest.raises(ValueError, match="no training benchmark for game 'big2'"):
+        bt.main_bench_train(argparse.Namespace(game="big2", seconds=1.0, no_peers=True, num_env_runners=1))
+    with pytest.raises(ValueError, match="seconds must be > 0"):
+        bt.bench_train_doudizhu(0.0)
+    with pytest.raises(ValueError, match="num_env_runners must be >= 0"):
+        bt.bench_ours(1.0, num_env_runners=-1)
+
+
+def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
+    monkeypatch.setenv("RAY_ADDRESS", "auto")
+    monkeypatch.setenv("OMP_NUM_THREADS", "8")
+    env = bt.child_env()
+    assert env["OMP_NUM_THREADS"] == "1" and "RAY_ADDRESS" not in env
+
+
+# ---- real runs (a real local Ray in a child process; DouZero's own trainer) ------------------------
+OURS_KEYS = {"frames_per_s", "window_s", "updates", "setup_s", "startup_s", "build_s", "first_update_s",
+             "frames_trained", "frames_sampled", "episodes", "frames_sampled_per_s", "weight_lag", "settings",
+             "rate_method", "process_s"}
+
+
+@pytest.fixture(scope="module")
+def ours_only():
+    return bt.bench_train_doudizhu(8.0, peers=False)
+
+
+@pytest.mark.slow
+def test_ours_run_structure(ours_only):
+    ours = ours_only["ours"]
+    assert OURS_KEYS <= set(ours)
+    assert ours["window_s"] >= 8.0 and ours["updates"] >= 2
+    assert ours["frames_per_s"] > 0 and ours["frames_trained"] > 0
+    assert ours["frames_trained"] % bt.OURS_SETTINGS["frames_per_update"] == 0
+    assert ours["frames_sampled"] > 0 and ours["episodes"] > 0
+    assert ours["setup_s"] == pytest.approx(ours["startup_s"] + ours["build_s"] + ours["first_update_s"], abs=0.01)
+    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "ray_num_cpus": 2}
+    assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
+
+
+@pytest.mark.slow
+def test_ours_printed_table(ours_only, capsys):
+    bt.print_bench_train(ours_only)
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("cardrl bench train doudizhu: 8 s timed window")
+    assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", out[1])
+    assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 32 games", out[2])
+    assert not any(line.startswith("vs douzero") for line in out)
+
+
+@pytest.mark.slow
+def test_douzero_run_structure_and_summary(ours_only):
+    pytest.importorskip("douzero.dmc.dmc")
+    dz = bt.bench_douzero(10.0, num_actors=1)
+    assert dz["frames_per_s"] > 0 and dz["setup_s"] > 0 and dz["updates"] >= 1
+    assert dz["settings"]["num_actors"] == 1 and dz["window_s"] == 10.0
+    assert dz["rate_method"] in ("per position", "all")
+    result = {**ours_only, "peers": {"douzero": dz}}
+    summary = bt.summary_lines(result)
+    assert len(summary) == 1 and re.fullmatch(r"vs douzero: \d+\.\dx frames/s", summary[0])
+    table = bt.format_bench_train(result).splitlines()
+    assert re.match(r"^douzero 1\.1\.0\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 actor\(s\) on cpu", table[3])

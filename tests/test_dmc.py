@@ -1,0 +1,131 @@
+"""DMC on RLlib with a real local Ray: build, train, checkpoint, restore, resume, play; bad input."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from cardrl.algorithms.dmc.dmc import DMCConfig
+from cardrl.algorithms.dmc.dmc_rl_module import DouZeroQModule, MLPQModule
+from cardrl.envs.rllib import make_aec_env
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+
+
+def small_config(num_env_runners=0, q_model="douzero_lstm", **training):
+    return (DMCConfig().game("doudizhu")
+            .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=8, rollout_fragment_length=100)
+            .training(q_model=q_model, frames_per_update=128, **training)
+            .debugging(seed=3))
+
+
+def _observations(n=6, seed=0):
+    """(agent, obs, legal action features) of a few real positions."""
+    env = make_aec_env("doudizhu")
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        agent = env.agent_selection
+        legal = env.legal_moves()
+        out.append((agent, env.observe(agent)["observation"], env.action_features(legal)))
+        env.step(int(legal[rng.integers(len(legal))]))
+    return out
+
+
+def _q(module, obs, actions, role):
+    features = make_aec_env("doudizhu").features
+    state, history = features.split(obs, role)
+    return module.q_values(state, history, actions).numpy()
+
+
+def test_train_checkpoint_restore_resume(ray_local, tmp_path):
+    algo = small_config().build_algo()
+    try:
+        for _ in range(3):
+            result = algo.train()
+        for role in ROLES:
+            assert math.isfinite(result["learners"][role]["q_loss"])
+        assert result["frames_trained"] >= 3 * 3 * 128
+        assert result["episodes"] > 0 and result["frames_trained_per_s"] > 0
+        path = algo.save_to_path(str(tmp_path / "ckpt"))
+        before = {role: algo.learner_group._learner.module[role] for role in ROLES}
+        positions = _observations()
+        q_before = [_q(before[a], o, x, a) for a, o, x in positions]
+        frames = result["frames_trained"]
+    finally:
+        algo.stop()
+
+    restored = small_config().build_algo()
+    try:
+        restored.restore_from_path(path)
+        modules = {role: restored.learner_group._learner.module[role] for role in ROLES}
+        for (agent, obs, actions), q in zip(positions, q_before):
+            q_now = _q(modules[agent], obs, actions, agent)
+            np.testing.assert_allclose(q_now, q, rtol=1e-6, atol=1e-6)
+            assert int(np.argmax(q_now)) == int(np.argmax(q))
+        result = restored.train()  # training continues from the restored counters
+        assert result["frames_trained"] > frames
+        assert result["training_iteration"] == 4
+    finally:
+        restored.stop()
+
+    # one seat's module alone, for play
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    landlord = RLModule.from_checkpoint(f"{path}/learner_group/learner/rl_module/landlord")
+    assert isinstance(landlord, DouZeroQModule)
+    agent, obs, actions = next(p for p in positions if p[0] == "landlord")
+    np.testing.assert_allclose(_q(landlord, obs, actions, "landlord"), q_before[positions.index(
+        next(p for p in positions if p[0] == "landlord"))], rtol=1e-6, atol=1e-6)
+
+
+def test_remote_env_runner_overlaps_and_reports_lag(ray_local):
+    algo = small_config(num_env_runners=1, q_model="mlp").build_algo()
+    try:
+        for _ in range(3):
+            result = algo.train()
+        assert isinstance(algo.learner_group._learner.module["landlord"], MLPQModule)
+        assert result["frames_trained"] >= 3 * 128
+        assert result["weight_lag"] >= 0
+        assert set(result["env_runners"]["mean_return"]) == set(ROLES)
+    finally:
+        algo.stop()
+
+
+def test_bad_configs_fail_fast_with_clear_messages():
+    with pytest.raises(ValueError, match="game 'chess' is unknown; available: \\['doudizhu'\\]"):
+        DMCConfig().game("chess").validate()
+    with pytest.raises(ValueError, match="q_model 'transformer' is unknown"):
+        DMCConfig().training(q_model="transformer").validate()
+    with pytest.raises(ValueError, match="epsilon"):
+        DMCConfig().training(epsilon=1.5).validate()
+    if torch.cuda.device_count() == 0:
+        with pytest.raises(ValueError, match="GPU"):
+            DMCConfig().learners(num_learners=2, num_gpus_per_learner=1).validate()
+    with pytest.raises(ValueError, match="bidding"):
+        DMCConfig().game("doudizhu", bidding=True).validate()
+
+
+def test_mismatched_or_corrupt_checkpoint_is_refused(ray_local, tmp_path):
+    algo = small_config(q_model="mlp").build_algo()
+    try:
+        algo.train()
+        path = algo.save_to_path(str(tmp_path / "mlp"))
+    finally:
+        algo.stop()
+    other = small_config(q_model="douzero_lstm").build_algo()
+    try:
+        with pytest.raises(ValueError, match="q_model: checkpoint has 'mlp', this config has 'douzero_lstm'"):
+            other.restore_from_path(path)
+        with pytest.raises(ValueError, match="game: checkpoint has 'big2'"):
+            other.set_state({"dmc_counters": {**other.get_state()["dmc_counters"], "game": "big2"}})
+        (tmp_path / "broken").mkdir()
+        (tmp_path / "broken" / "algorithm_state.pkl").write_bytes(b"not a pickle")
+        with pytest.raises(ValueError, match="corrupt"):
+            other.restore_from_path(str(tmp_path / "broken"))
+        with pytest.raises(FileNotFoundError):
+            other.restore_from_path(str(tmp_path / "missing"))
+    finally:
+        other.stop()
