@@ -320,10 +320,12 @@ def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, l
         if proc.poll() is not None:
             raise RuntimeError(f"DouZero's trainer died during setup (exit {proc.returncode}):\n"
                                f"{_tail(log_path.read_text(errors='replace'))}")
-        if csv_path.exists():
-            updates = read_douzero_csv(csv_path)
-            if updates:
-                return updates[0][0]
+        try:
+            updates = read_douzero_csv(csv_path) if csv_path.exists() else []
+        except ValueError:  # caught between its creation and its header line
+            updates = []
+        if updates:
+            return updates[0][0]
         if time.time() - launched > _SETUP_TIMEOUT_S:
             raise RuntimeError(f"DouZero's trainer made no update within {_SETUP_TIMEOUT_S:.0f} s of its launch:\n"
                                f"{_tail(log_path.read_text(errors='replace'))}")

@@ -23,14 +23,13 @@ Saving logs' fields to /tmp/dz_sample/bench/fields.csv
  'loss_landlord_down': 2.0372509956359863,
 """
 
-# Captured logs.csv of the same run (its FileWriter), plus a last row cut short by the kill.
+# Captured logs.csv of the same run (its FileWriter), plus a last line cut short by the kill.
 DOUZERO_CSV = """\
 # _tick,_time,frames,mean_episode_return_landlord,loss_landlord,mean_episode_return_landlord_up,loss_landlord_up,mean_episode_return_landlord_down,loss_landlord_down
 0,1795385134.8391125,0,-0.26174497604370117,2.063774824142456,0,0,0,0
 1,1795385138.1648688,3200,-0.26174497604370117,2.063774824142456,0,0,0.28947368264198303,2.0372509956359863
 2,1795385141.929444,6400,-0.26174497604370117,2.063774824142456,0.27272728085517883,2.0304245948791504,0.28947368264198303,2.0372509956359863
-3,1795385160.5,96
-"""
+3,1795385160.5,9600,-0.26174497604370117,2.063774824142456,0.27272728085517883,2.03042459"""
 
 
 # ---- parsers --------------------------------------------------------------------------------------

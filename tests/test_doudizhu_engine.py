@@ -11,9 +11,12 @@ from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
 from cardrl.games.doudizhu_moves import Category
 
 def snapshot(game: DouDizhuGame) -> dict:
-    """Every field of the game as plain values (the shared read-only move table by identity)."""
+    """Every field of the game as plain values (the shared read-only move table by identity; private memo
+    caches such as ``_bits_cache`` are derived from the hands, not state, and are left out)."""
     out = {}
     for name, value in vars(game).items():
+        if name.startswith("_"):
+            continue
         if isinstance(value, np.ndarray):
             out[name] = (value.dtype.str, value.shape, value.tolist())
         elif isinstance(value, list):

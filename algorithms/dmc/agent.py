@@ -32,30 +32,72 @@ class DMCGreedyAgent:
 
 
 def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, seed: int = 0,
-                       env_config: dict | None = None) -> dict[str, float]:
-    """Mean ADP of the trained side against random play: as landlord, and as the two peasants, same deals.
+                       env_config: dict | None = None, batch: int = 64) -> dict[str, float]:
+    """Greedy Q-networks against random play on the same deals, sides swapped (DouZero's per-side units).
 
-    Returns ``{"landlord": mean landlord payoff when the trained module plays landlord, "peasants": mean
-    payoff of the two trained peasants together, "adp": their average}``.
+    Each deal is played with the trained landlord against two random peasants and with a random landlord
+    against the two trained peasants. Returns the mean per-side score of the trained side as ``landlord``
+    (landlord payoff / 2) and as ``peasants`` (one peasant's payoff), their mean ``adp``, and ``adp_low`` /
+    ``adp_high``, its 95% t-interval over deals. ``batch`` games run in lock-step so that each module scores all
+    waiting positions in one forward pass.
     """
-    env = make_aec_env(game, **dict(env_config or {}))
-    greedy = DMCGreedyAgent(modules, env.features)
-    rng = np.random.default_rng(seed)
-    totals = {"landlord": 0.0, "peasants": 0.0}
-    for d in range(deals):
-        for side in ("landlord", "peasants"):
-            env.reset(seed=seed * 1_000_003 + d)
-            trained = {"landlord"} if side == "landlord" else {"landlord_down", "landlord_up"}
-            while not env.game.is_over:
+    from cardrl.eval.duplicate import mean_interval
+
+    jobs = [(d, side) for d in range(deals) for side in ("landlord", "peasants")]
+    scores = {side: np.zeros(deals) for side in ("landlord", "peasants")}
+    envs = [make_aec_env(game, **dict(env_config or {})) for _ in range(min(batch, len(jobs)))]
+    features = envs[0].features
+    rng = np.random.default_rng([seed, 1])
+    deal_seeds = np.random.default_rng([seed, 0]).integers(0, 2**62, size=deals)
+    running: dict[int, tuple[int, str]] = {}
+    next_job = 0
+
+    def start(i: int) -> None:
+        nonlocal next_job
+        d, side = jobs[next_job]
+        next_job += 1
+        envs[i].reset(seed=int(deal_seeds[d]))
+        running[i] = (d, side)
+
+    for i in range(len(envs)):
+        start(i)
+    with torch.no_grad():
+        while running:
+            waiting: dict[str, list] = {}
+            for i, (d, side) in list(running.items()):
+                env = envs[i]
                 agent = env.agent_selection
-                if agent in trained:
-                    action = greedy.act(env, agent)
+                trained = (agent == "landlord") == (side == "landlord")
+                legal = env.legal_moves()
+                if trained and len(legal) > 1:
+                    waiting.setdefault(agent, []).append((i, legal))
                 else:
-                    legal = env.legal_moves()
-                    action = int(legal[rng.integers(len(legal))])
-                env.step(action)
-            payoffs = env.game.payoffs("adp")
-            totals[side] += payoffs[0] if side == "landlord" else payoffs[1] + payoffs[2]
-    out = {k: v / deals for k, v in totals.items()}
-    out["adp"] = (out["landlord"] + out["peasants"]) / 2
-    return out
+                    action = legal[0] if trained else legal[rng.integers(len(legal))]
+                    _advance(env, int(action))
+            for agent, items in waiting.items():
+                obs = np.stack([envs[i].observation_vector(agent) for i, _ in items])
+                counts = [len(legal) for _, legal in items]
+                actions = np.concatenate([envs[i].action_features(legal) for i, legal in items])
+                index = np.repeat(np.arange(len(items)), counts)
+                q = modules[agent].score(torch.from_numpy(obs), torch.from_numpy(actions.astype(np.float32)),
+                                         torch.from_numpy(index)).cpu().numpy()
+                lo = 0
+                for (i, legal), n in zip(items, counts):
+                    _advance(envs[i], int(legal[int(np.argmax(q[lo:lo + n]))]))
+                    lo += n
+            for i, (d, side) in list(running.items()):
+                if envs[i].game.is_over:
+                    payoffs = envs[i].game.payoffs("adp")
+                    scores[side][d] = payoffs[0] / 2.0 if side == "landlord" else payoffs[1]
+                    del running[i]
+                    if next_job < len(jobs):
+                        start(i)
+    pair = (scores["landlord"] + scores["peasants"]) / 2.0
+    low, high = mean_interval(pair)
+    return {"landlord": float(scores["landlord"].mean()), "peasants": float(scores["peasants"].mean()),
+            "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
+
+
+def _advance(env, action: int) -> None:
+    if not env.game.is_over:
+        env.step(action)

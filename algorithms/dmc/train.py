@@ -20,7 +20,7 @@ def build_config(args):
         DMCConfig()
         .game(args.game, reward=args.reward)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
-        .training(q_model=args.model, frames_per_update=args.frames_per_update)
+        .training(q_model=args.model, frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon)
         .learners(num_learners=0, num_gpus_per_learner=1 if args.gpu else 0)
         .debugging(seed=args.seed)
     )

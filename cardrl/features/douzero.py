@@ -27,6 +27,7 @@ The model input of DouZero is ``x = [state | action]`` (373 / 484 values) plus t
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from cardrl.games.doudizhu import ROLES, DouDizhuGame, DouDizhuView
 from cardrl.games.move_table import MoveTable
@@ -35,12 +36,6 @@ __all__ = ["DouZeroFeatures"]
 
 _NUM_KINDS = 54
 _HISTORY_MOVES = 15
-_BOMB_SLOTS = 15
-
-# Thermometer code of a non-joker rank count: _THERMO4[c] = c ones then zeros (length 4).
-_THERMO4 = (np.arange(4)[None, :] < np.arange(5)[:, None]).astype(np.float32)
-_THERMO4.setflags(write=False)
-
 
 def _role_index(role: str) -> int:
     try:
@@ -62,12 +57,6 @@ def _last_move_of(history: list[int] | tuple[int, ...], role_idx: int, pass_id: 
     """The latest action (pass included) of the role ``role_idx``; play is cyclic from the landlord (index 0)."""
     i = len(history) - 1 - ((len(history) - 1 - role_idx) % 3)
     return history[i] if i >= 0 else pass_id
-
-
-def _counts_to_blocks(counts: np.ndarray, out: np.ndarray) -> None:
-    """Rank counts (k, 15) -> thermometer card vectors written into ``out`` (k, 54)."""
-    out[:, :52] = _THERMO4[counts[:, :13]].reshape(len(counts), 52)
-    out[:, 52:] = counts[:, 13:]
 
 
 class DouZeroFeatures:
@@ -152,35 +141,70 @@ def _encode(table: MoveTable, r: int, landlord: int, my: np.ndarray, other: np.n
                              f"{out.shape}")
         out[:] = 0.0
     pass_id = table.pass_id
-    cards = table.cards
     seat_of = (landlord, (landlord + 1) % 3, (landlord + 2) % 3)  # seat of each role index
-    counts = np.empty((4, 15), dtype=np.int8)
-    counts[0] = my
-    counts[1] = other
+    recent = np.asarray(history[-_HISTORY_MOVES:], dtype=np.int64)
+    last = _last_move(history, pass_id)
     if r == 0:
-        counts[2] = played[seat_of[2]]  # landlord_up played
-        counts[3] = played[seat_of[1]]  # landlord_down played
-        blocks = out[:270].reshape(5, _NUM_KINDS)
-        _counts_to_blocks(counts[:2], blocks[:2])
-        _counts_to_blocks(counts[2:], blocks[3:5])
-        blocks[2] = cards[_last_move(history, pass_id)]
-        out[270 + (int(cards_left[seat_of[2]]) - 1) % 17] = 1.0
-        out[287 + (int(cards_left[seat_of[1]]) - 1) % 17] = 1.0
-        out[304 + bomb_count] = 1.0
+        _fill_landlord(out, table.cards, my, other, played[seat_of[2]], played[seat_of[1]], last,
+                       int(cards_left[seat_of[2]]), int(cards_left[seat_of[1]]), bomb_count, recent)
     else:
         t = 3 - r  # the teammate's role index
-        counts[2] = played[landlord]
-        counts[3] = played[seat_of[t]]
-        blocks = out[:378].reshape(7, _NUM_KINDS)
-        _counts_to_blocks(counts, blocks[:4])
-        blocks[4:] = cards[[_last_move(history, pass_id), _last_move_of(history, 0, pass_id),
-                            _last_move_of(history, t, pass_id)]]
-        out[378 + (int(cards_left[landlord]) - 1) % 20] = 1.0
-        out[398 + (int(cards_left[seat_of[t]]) - 1) % 17] = 1.0
-        out[415 + bomb_count] = 1.0
-    recent = history[-_HISTORY_MOVES:]
-    if len(recent):
-        if isinstance(recent, tuple):  # a view's history: a tuple would index several axes
-            recent = list(recent)
-        out[sd + _NUM_KINDS * (_HISTORY_MOVES - len(recent)):] = cards[recent].ravel()
+        _fill_peasant(out, table.cards, my, other, played[landlord], played[seat_of[t]], last,
+                      _last_move_of(history, 0, pass_id), _last_move_of(history, t, pass_id),
+                      int(cards_left[landlord]), int(cards_left[seat_of[t]]), bomb_count, recent)
     return out
+
+
+# The two kernels below write DouZero's blocks in the order of the module docstring (compiled with numba: the
+# encoding runs at every step of training and evaluation).
+@njit(cache=True, nogil=True)
+def _put_counts(out, base, counts):
+    for rank in range(13):
+        for j in range(counts[rank]):
+            out[base + 4 * rank + j] = 1.0
+    if counts[13]:
+        out[base + 52] = 1.0
+    if counts[14]:
+        out[base + 53] = 1.0
+
+
+@njit(cache=True, nogil=True)
+def _put_move(out, base, cards, move):
+    for k in range(54):
+        out[base + k] = cards[move, k]
+
+
+@njit(cache=True, nogil=True)
+def _put_history(out, base, cards, recent):
+    start = base + 54 * (15 - len(recent))
+    for i in range(len(recent)):
+        _put_move(out, start + 54 * i, cards, recent[i])
+
+
+@njit(cache=True, nogil=True)
+def _fill_landlord(out, cards, my, other, up_played, down_played, last, up_left, down_left, bombs, recent):
+    _put_counts(out, 0, my)
+    _put_counts(out, 54, other)
+    _put_move(out, 108, cards, last)
+    _put_counts(out, 162, up_played)
+    _put_counts(out, 216, down_played)
+    out[270 + (up_left - 1) % 17] = 1.0
+    out[287 + (down_left - 1) % 17] = 1.0
+    out[304 + bombs] = 1.0
+    _put_history(out, 319, cards, recent)
+
+
+@njit(cache=True, nogil=True)
+def _fill_peasant(out, cards, my, other, landlord_played, mate_played, last, landlord_last, mate_last,
+                  landlord_left, mate_left, bombs, recent):
+    _put_counts(out, 0, my)
+    _put_counts(out, 54, other)
+    _put_counts(out, 108, landlord_played)
+    _put_counts(out, 162, mate_played)
+    _put_move(out, 216, cards, last)
+    _put_move(out, 270, cards, landlord_last)
+    _put_move(out, 324, cards, mate_last)
+    out[378 + (landlord_left - 1) % 20] = 1.0
+    out[398 + (mate_left - 1) % 17] = 1.0
+    out[415 + bombs] = 1.0
+    _put_history(out, 430, cards, recent)

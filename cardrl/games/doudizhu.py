@@ -67,6 +67,7 @@ class DouDizhuGame:
         self.seed: int | None = None
         self.actions: list[int] = []  # every action of the deal, bids included, for replay
         self.phase: str | None = None  # None until reset(seed) deals
+        self._bits_cache: list[tuple[bytes, int]] = [(b"", 0)] * NUM_PLAYERS
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "DouDizhuGame":
@@ -114,6 +115,14 @@ class DouDizhuGame:
     def is_over(self) -> bool:
         return self.phase == "over"
 
+    def hand_bits(self, seat: int) -> int:
+        """The seat's hand as a 54-bit card set (cached until the hand changes)."""
+        key = self.hands[seat].tobytes()
+        cached = self._bits_cache[seat]
+        if cached[0] != key:
+            cached = self._bits_cache[seat] = (key, rank_counts_to_bits(self.hands[seat]))
+        return cached[1]
+
     def role(self, seat: int) -> str:
         """``landlord``, ``landlord_down`` or ``landlord_up`` (only once the landlord is known)."""
         if self.landlord < 0:
@@ -135,7 +144,7 @@ class DouDizhuGame:
         """Sorted ids of the legal actions of the player to move (bid actions during bidding)."""
         self._require_deal()
         if self.phase == "play":
-            return self.table.legal_moves(rank_counts_to_bits(self.hands[self.current_player]), self.last_move)
+            return self.table.legal_moves(self.hand_bits(self.current_player), self.last_move)
         if self.phase == "bid":
             return np.array([self.num_moves] + [self.num_moves + b for b in range(self.bid + 1, 4)])
         return np.zeros(0, dtype=np.int64)
@@ -149,7 +158,7 @@ class DouDizhuGame:
         if self.phase != "play" or not 0 <= action < self.num_moves:
             return False
         bits = int(self.table.bits[action])
-        return bits & ~rank_counts_to_bits(self.hands[self.current_player]) == 0 and self.table.beats(
+        return bits & ~self.hand_bits(self.current_player) == 0 and self.table.beats(
             action, self.last_move)
 
     # ---- transitions -------------------------------------------------------------------------
@@ -204,12 +213,9 @@ class DouDizhuGame:
         self.history.append(move)
         self.history_seats.append(seat)
         if move != self.table.pass_id:
-            counts = self.table.cards[move]  # thermometer vector -> rank counts
-            delta = np.add.reduceat(counts[:52], np.arange(0, 52, 4)).astype(np.int8)
-            self.hands[seat, :13] -= delta
-            self.played[seat, :13] += delta
-            self.hands[seat, 13:] -= counts[52:].astype(np.int8)
-            self.played[seat, 13:] += counts[52:].astype(np.int8)
+            delta = self.table.rank_counts[move]
+            self.hands[seat] -= delta
+            self.played[seat] += delta
             self.num_played_moves[seat] += 1
             if self.table.category[move] in _BOMB_CATEGORIES:
                 self.bomb_count += 1
@@ -269,7 +275,7 @@ class DouDizhuGame:
         new.__dict__.update(self.__dict__)
         for name in ("hands", "played", "num_played_moves", "bottom"):
             setattr(new, name, getattr(self, name).copy())
-        for name in ("history", "history_seats", "bids", "actions"):
+        for name in ("history", "history_seats", "bids", "actions", "_bits_cache"):
             setattr(new, name, list(getattr(self, name)))
         return new
 

@@ -21,7 +21,7 @@ from itertools import combinations, combinations_with_replacement
 
 import numpy as np
 
-from cardrl.cards import NUM_RANKS_WITH_JOKERS, rank_counts_to_string, rank_counts_to_vector
+from cardrl.cards import NUM_RANKS_WITH_JOKERS, rank_counts_to_string, rank_counts_to_vector, string_to_rank_counts
 from cardrl.games.move_table import MoveTable, build_move_table
 
 KICKER_RULES = ("douzero", "distinct")
@@ -157,4 +157,6 @@ def doudizhu_move_table(kickers: str = "douzero") -> MoveTable:
     """The DouDiZhu move table for a kicker convention (built once per process, then shared read-only)."""
     if kickers not in KICKER_RULES:
         raise ValueError(f"kickers={kickers!r} is not a DouDiZhu kicker rule; allowed: {KICKER_RULES}")
-    return build_move_table(f"doudizhu[{kickers}]", _enumerate(kickers), _follow_ranges)
+    moves = _enumerate(kickers)
+    rank_counts = np.stack([string_to_rank_counts(m[5]) for m in moves]).astype(np.int8)
+    return build_move_table(f"doudizhu[{kickers}]", moves, _follow_ranges, rank_counts)

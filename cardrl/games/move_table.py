@@ -4,13 +4,13 @@ A :class:`MoveTable` is built once per game variant. Each move has a stable inte
 vector (``cards``), the same as a 54-bit set (``bits``), a category, a length (number of consecutive
 units of a chain, 1 otherwise) and a main rank. Moves that share a *main part* (the same trio or plane with
 different kickers) form a contiguous *group*; groups are ordered by (category, length, main rank), so the
-moves that beat a given move are at most two contiguous runs of groups. Legal-move generation is then
+moves that beat a given move are at most two contiguous runs of groups. Legal-move generation is then one
+compiled scan (numba) over the table's arrays:
 
 1. a bit test of the (few hundred) group main parts against the hand, then
 2. a bit test of the members of the feasible groups only,
 
-which is a handful of vectorised numpy operations instead of a Python search over card combinations
-(DESIGN.md, layer 2).
+about 2-3 us for a 20-card lead, instead of a Python search over card combinations (DESIGN.md, layer 2).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import njit
 
 
 @dataclass(frozen=True, eq=False)
@@ -26,6 +27,7 @@ class MoveTable:
 
     name: str
     cards: np.ndarray  # (M, 54) uint8
+    rank_counts: np.ndarray  # (M, R) int8: cards of each rank (the game's rank order)
     bits: np.ndarray  # (M,) uint64
     category: np.ndarray  # (M,) int8
     length: np.ndarray  # (M,) int8
@@ -38,7 +40,6 @@ class MoveTable:
     group_of: np.ndarray  # (M,) int64
     # follow_ranges[m] = (lo1, hi1, lo2, hi2): the groups whose moves beat move m.
     follow_ranges: np.ndarray  # (M, 4) int64
-    lead_range: tuple[int, int]  # the groups a leader may play (all but pass)
     index: dict = field(repr=False)
 
     def __len__(self) -> int:
@@ -57,20 +58,17 @@ class MoveTable:
         ``last_move`` is the move to beat, or ``None`` when leading (pass is then not legal). When
         following, pass is always included.
         """
-        need_missing = ~np.uint64(hand_bits)
-        if last_move is None:
-            lo, hi = self.lead_range
-            groups = np.flatnonzero((self.group_bits[lo:hi] & need_missing) == 0) + lo
+        if last_move is None:  # every group but pass's, which is the last one
+            lo1, hi1, lo2, hi2 = 0, len(self.group_start) - 1, 0, 0
         else:
             lo1, hi1, lo2, hi2 = self.follow_ranges[last_move]
-            g1 = np.flatnonzero((self.group_bits[lo1:hi1] & need_missing) == 0) + lo1
-            g2 = np.flatnonzero((self.group_bits[lo2:hi2] & need_missing) == 0) + lo2
-            groups = np.concatenate((g1, g2)) if len(g2) else g1
-        candidates = _ranges_to_indices(self.group_start[groups], self.group_end[groups])
-        legal = candidates[(self.bits[candidates] & need_missing) == 0]
+        out = np.empty(len(self.strings), dtype=np.int64)
+        n = _legal_moves_kernel(self.group_bits, self.group_start, self.group_end, self.bits,
+                                np.uint64(hand_bits), lo1, hi1, lo2, hi2, out)
         if last_move is not None:
-            legal = np.append(legal, self.pass_id)
-        return legal
+            out[n] = self.pass_id
+            n += 1
+        return out[:n].copy()  # a copy, so a kept result does not pin the full-size scratch array
 
     def beats(self, move: int, last_move: int | None) -> bool:
         """Whether ``move`` may be played on ``last_move`` (``None``: leading), ignoring the hand."""
@@ -83,20 +81,30 @@ class MoveTable:
         return bool(lo1 <= g < hi1 or lo2 <= g < hi2)
 
 
-def _ranges_to_indices(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """Concatenate ``arange(s, e)`` for each pair without a Python loop."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, dtype=np.int64)
-    shifts = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
-    return shifts + np.arange(total)
+@njit(cache=True, nogil=True)
+def _legal_moves_kernel(group_bits, group_start, group_end, bits, hand_bits, lo1, hi1, lo2, hi2, out):
+    """Writes the legal move ids of groups [lo1, hi1) and [lo2, hi2) into ``out``; returns how many.
+
+    A group is skipped unless the hand holds its main part; then each member is kept if the hand holds it.
+    """
+    missing = ~hand_bits
+    n = 0
+    for lo, hi in ((lo1, hi1), (lo2, hi2)):
+        for g in range(lo, hi):
+            if group_bits[g] & missing:
+                continue
+            for m in range(group_start[g], group_end[g]):
+                if not bits[m] & missing:
+                    out[n] = m
+                    n += 1
+    return n
 
 
 def build_move_table(
     name: str,
     moves: list[tuple[int, int, int, np.ndarray, np.ndarray, str]],
     beats_classes: "callable",
+    rank_counts: np.ndarray,
 ) -> MoveTable:
     """Assemble a :class:`MoveTable` from enumerated moves.
 
@@ -107,6 +115,7 @@ def build_move_table(
 
     ``beats_classes(category, length, rank, groups)`` returns the follow ranges ``(lo1, hi1, lo2, hi2)``
     in group indices for a move of that kind, given the group table as arrays (category, length, rank).
+    ``rank_counts`` (M, R) gives each move's cards per rank.
     """
     from cardrl.cards import vectors_to_bits
 
@@ -143,10 +152,13 @@ def build_move_table(
         if key not in cache:
             cache[key] = beats_classes(*key, (g_cat, g_len, g_rank))
         follow[i] = cache[key]
-    pass_group = int(group_of[pass_id])
+    if int(group_of[pass_id]) != len(starts) - 1 or group_end[-2] != pass_id:
+        raise AssertionError(f"{name}: pass must be the only member of the last group")
+    for arr in (cards, bits, category, length, rank, group_start, group_end, group_bits, group_of, follow, rank_counts):
+        arr.setflags(write=False)
     return MoveTable(
-        name=name, cards=cards, bits=bits, category=category, length=length, rank=rank,
+        name=name, cards=cards, rank_counts=rank_counts, bits=bits, category=category, length=length, rank=rank,
         strings=strings, pass_id=pass_id, group_start=group_start, group_end=group_end,
         group_bits=group_bits, group_of=group_of, follow_ranges=follow,
-        lead_range=(0, pass_group), index={s: i for i, s in enumerate(strings)},
+        index={s: i for i, s in enumerate(strings)},
     )
