@@ -253,8 +253,10 @@ class DMCQModule(TorchRLModule):
 
         obs (U, S + T*H) flat observations, actions (B, A), obs_index (B,) -> Q (B,).
         """
+        device = self.first_layer.weight.device
         with torch.no_grad():
-            return self._forward({OBS: obs, ACTION: actions, OBS_INDEX: obs_index})[Q]
+            return self._forward({OBS: obs.to(device), ACTION: actions.to(device),
+                                  OBS_INDEX: obs_index.to(device)})[Q]
 
     def q_values(
         self,

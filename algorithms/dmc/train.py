@@ -59,8 +59,9 @@ def run_training(args) -> int:
     start = last_eval = last_ckpt = time.time()
     progress = (out / "progress.jsonl").open("a")
     writer = _tensorboard(out)
+    device = _learner_device(algo)
     print(f"training DMC on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
-          f"games, model {args.model}, run dir {out}", flush=True)
+          f"games, model {args.model}, learner on {device}, run dir {out}", flush=True)
     try:
         while True:
             result = algo.train()
@@ -123,6 +124,13 @@ def _log_scalars(writer, record: dict, step: int) -> None:
     for key, value in record.get("eval_vs_random", {}).items():
         writer.add_scalar(f"eval_vs_random/{key}", value, step)
     writer.flush()
+
+
+def _learner_device(algo) -> str:
+    if algo.learner_group.is_local:
+        module = algo.learner_group._learner.module
+        return str(next(iter(module.values())).first_layer.weight.device)
+    return "remote learner(s)"
 
 
 def _modules(algo) -> dict:
