@@ -19,8 +19,11 @@ threads on 2 cores), so that no Ray state, torch threads or shared memory leak f
   update (time and frames), cross-checked against the ``After N frames: @ X fps`` lines it logs every 5 s.
 
 Setup is everything from the child's launch to the first finished update (imports, Ray, building the algorithm,
-spawning actors, filling the first batch); the timed window of ``seconds`` starts there, and frames/s is the number
-of frames trained in the window over its length, both counted between updates (no partial update is counted).
+spawning actors, filling the first batch); the timed window of ``seconds`` starts there (ours ends at the first
+``train()`` to return after it, DouZero's exactly then). Frames/s is measured from update times
+(:func:`update_rate`): summed over the three seats, each between its own first and last update in the window,
+because both trainers update in bursts (DouZero's counter, and so its own ``fps`` lines, jump by 3,200 frames per
+position update, and all three positions fill their batches at about the same time).
 """
 
 from __future__ import annotations
@@ -41,11 +44,12 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["bench_train_doudizhu", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
-           "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate", "updates_total", "child_env",
-           "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
+           "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate",
+           "updates_total", "child_env", "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
 
-# DouZero's actors per device on this 2-core machine: 1 and 2 were measured (see the module's report); 2 was faster.
-DOUZERO_NUM_ACTORS = 2
+# DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
+# 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
+DOUZERO_NUM_ACTORS = 1
 OURS_SETTINGS = {"num_envs_per_env_runner": 32, "rollout_fragment_length": 800, "frames_per_update": 3200}
 DOUZERO_FRAMES_PER_UPDATE = 100 * 32  # DouZero's default unroll_length * batch_size
 _RESULT_TAG = "CARDRL_BENCH_TRAIN_RESULT "
@@ -62,11 +66,12 @@ def update_rate(updates: Sequence[tuple[float, str, int]], seconds: float | None
     """Frames trained per second from a trainer's updates ``(time, position, frames)``, sorted by time.
 
     The window (``seconds`` in the result) starts at the first update and, with ``seconds``, ends ``seconds``
-    later (without: at the last update). Updates come in bursts (each position fills its batch at about the same time), so the rate is summed
-    over positions, each measured between its own first and last update in the window: frames of its later updates
-    over the time between them (the same phase at both ends, no partial update counted). When a position has fewer
-    than two updates in the window (or a position is unknown), the rate falls back to the frames of all updates
-    after the first over the window's length (``method`` "all"; coarse: off by up to one burst).
+    later (without: at the last update). Updates come in bursts (every position fills its batch at about the same
+    time), so the rate is summed over positions, each measured between its own first and last update in the
+    window: frames of its later updates over the time between them (the same phase at both ends, no partial update
+    counted). When a position has fewer than two updates in the window (or a position is unknown), the rate falls
+    back to the frames of all updates after the first over the window's length (``method`` "all"; coarse: off by
+    up to one burst).
     """
     if not updates:
         raise ValueError("no updates to measure a rate from; the trainer made none")
@@ -201,9 +206,10 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dic
         t0 = time.time()
         updates, lifetimes = _module_updates(first, t0, {}, 0)
         start = {k: int(first[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
-        result = first
+        result, iterations = first, 0
         while time.time() - t0 < seconds:
             result = algo.train()
+            iterations += 1
             new, lifetimes = _module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
             updates += new
         rate = update_rate(updates)
@@ -219,7 +225,8 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dic
         "frames_sampled": end["frames_sampled"] - start["frames_sampled"],
         "episodes": end["episodes"] - start["episodes"],
         "frames_sampled_per_s": (end["frames_sampled"] - start["frames_sampled"]) / rate["seconds"],
-        "frames_trained_total": end["frames_trained"], "weight_lag": None if lag is None else float(lag),
+        "frames_trained_total": end["frames_trained"], "iterations": iterations,
+        "weight_lag": None if lag is None else float(lag),
         "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS,
                      "ray_num_cpus": max(2, num_env_runners)},
     }
@@ -258,20 +265,20 @@ def _run_douzero_here(savedir: str, num_actors: int) -> None:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """End the child we started and the actor processes it spawned (its own process group)."""
-    for sig, wait in ((signal.SIGTERM, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            proc.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            continue
-    try:  # the leader is gone; spawned actors may linger in its group a moment
+    """End the child we started and the actor processes it spawned: its own process group (it leads a session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=5.0)
+    except subprocess.TimeoutExpired:
+        pass
+    try:  # spawned actors may outlive the leader, or the leader may ignore SIGTERM
         os.killpg(proc.pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+    proc.wait()
 
 
 def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[str, Any]:
@@ -303,15 +310,29 @@ def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[
             raise RuntimeError(f"DouZero's trainer exited by itself (code {proc.returncode}):\n{_tail(log_text)}")
         updates = read_douzero_csv(csv_path)
     rate = update_rate(updates, seconds)
-    logged = [line for line in parse_douzero_log(log_text) if t0 < line["time"] <= t0 + rate["seconds"] + 1e-3]
+    logged = _logged_in_window(parse_douzero_log(log_text), t0, t0 + seconds)
     return {
         **_rate_fields(rate), "setup_s": t0 - launched, "frames_trained": rate["frames"],
         "frames_trained_total": updates_total(u for u in updates if u[0] <= t0 + seconds),
         "logged_fps_mean": (sum(line["fps"] for line in logged) / len(logged)) if logged else math.nan,
-        "logged_lines": len(logged),
+        "logged_lines": len(logged), "version": _version("douzero"),
         "settings": {"num_actors": num_actors, "actor_device": "cpu", "training_device": "cpu",
                      "batch_size": 32, "unroll_length": 100, "num_threads": 4},
     }
+
+
+def _logged_in_window(lines: list[dict[str, float]], start: float, end: float) -> list[dict[str, float]]:
+    """DouZero's 5 s log lines whose whole interval (from the line before) lies in ``[start, end]``."""
+    return [line for before, line in zip(lines, lines[1:]) if before["time"] >= start and line["time"] <= end]
+
+
+def _version(package: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(package)
+    except PackageNotFoundError:
+        return ""
 
 
 def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, launched: float) -> float:
@@ -376,6 +397,10 @@ def _settings_douzero(s: dict[str, Any]) -> str:
             f"{s['unroll_length']}, {s['num_threads']} learner threads/position")
 
 
+def _fmt_lag(lag: float | None) -> str:
+    return "-" if lag is None else f"{lag:.2f}"
+
+
 def format_bench_train(result: dict[str, Any]) -> str:
     """The table of :func:`bench_train_doudizhu` (summary line excluded)."""
     ours = result["ours"]
@@ -384,15 +409,17 @@ def format_bench_train(result: dict[str, Any]) -> str:
              _settings_ours(ours["settings"]))]
     notes = [f"cardrl DMC: setup = start {ours['startup_s']:.1f} s + build {ours['build_s']:.1f} s + first update "
              f"{ours['first_update_s']:.1f} s; sampled {ours['frames_sampled_per_s']:,.0f} frames/s, "
-             f"{ours['episodes']:,} episodes, {ours['updates']} updates, weight lag {ours['weight_lag']}"]
+             f"{ours['episodes']:,} episodes, {ours['iterations']} iterations, {ours['updates']} module updates "
+             f"({ours['rate_method']}), weight lag {_fmt_lag(ours['weight_lag'])}; window {ours['window_s']:.1f} s"]
     for name, peer in result["peers"].items():
         if "skipped" in peer:
             rows.append((name, "-", "-", "-", f"skipped: {peer['skipped']}"))
             continue
-        rows.append((f"{name} 1.1.0", f"{peer['frames_per_s']:,.0f}", f"{peer['setup_s']:.1f}",
-                     f"{peer['frames_trained']:,}", _settings_douzero(peer["settings"])))
-        notes.append(f"{name}: {peer['updates']} updates in the window; its own 5 s log lines in the window say "
-                     f"{peer['logged_fps_mean']:,.0f} fps on average ({peer['logged_lines']} lines)")
+        rows.append((f"{name} {peer.get('version', '')}".strip(), f"{peer['frames_per_s']:,.0f}",
+                     f"{peer['setup_s']:.1f}", f"{peer['frames_trained']:,}", _settings_douzero(peer["settings"])))
+        notes.append(f"{name}: {peer['updates']} position updates in the window ({peer['rate_method']}); its own "
+                     f"log lines (5 s each, after its first update) average {peer['logged_fps_mean']:,.0f} fps "
+                     f"({peer['logged_lines']} lines)")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     lines = [f"cardrl bench train doudizhu: {result['seconds']:g} s timed window per trainer, after setup "
              f"(launch to first update); {result['cpus']} cpus, load average {result['load_before']:.2f} before"]
@@ -403,6 +430,7 @@ def format_bench_train(result: dict[str, Any]) -> str:
 
 
 def print_bench_train(result: dict[str, Any]) -> None:
+    """Print the table and the summary line of :func:`bench_train_doudizhu`'s result."""
     print(result["table"])
     for line in result["summary"]:
         print(line)

@@ -5,12 +5,32 @@ import pytest
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
-@pytest.fixture(scope="session")
-def ray_local():
-    """A real local Ray on the 2 cores of the machine, shared by the tests of a session."""
+def _init_local_ray():
     import ray
 
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    yield ray
+    return ray
+
+
+@pytest.fixture
+def ray_local():
+    """A real local Ray on the 2 cores of the machine; started once and shared until a test needs it gone."""
+    yield _init_local_ray()
+
+
+@pytest.fixture
+def no_local_ray():
+    """Shut the embedded Ray down (for tests that start a Ray cluster of their own)."""
+    import ray
+
     ray.shutdown()
+    yield
+
+
+def pytest_sessionfinish(session, exitstatus):
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()

@@ -44,6 +44,14 @@ def test_parse_douzero_log_reads_the_after_lines():
     assert lines[1]["time"] - lines[0]["time"] == pytest.approx(60.181)
 
 
+def test_logged_lines_count_only_intervals_inside_the_window():
+    lines = bt.parse_douzero_log(DOUZERO_LOG)
+    t_first, t_second = lines[0]["time"], lines[1]["time"]
+    assert bt._logged_in_window(lines, t_first, t_second) == [lines[1]]
+    assert bt._logged_in_window(lines, t_first + 0.001, t_second) == []  # its interval began before the window
+    assert bt._logged_in_window(lines, t_first, t_second - 0.001) == []
+
+
 def test_parse_douzero_log_ignores_other_text():
     assert bt.parse_douzero_log("Creating log directory: x\nAfter 5 frames\n[INFO:1 dmc:2 bad] After 3") == []
 
@@ -140,7 +148,7 @@ def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
 # ---- real runs (a real local Ray in a child process; DouZero's own trainer) ------------------------
 OURS_KEYS = {"frames_per_s", "window_s", "updates", "setup_s", "startup_s", "build_s", "first_update_s",
              "frames_trained", "frames_sampled", "episodes", "frames_sampled_per_s", "weight_lag", "settings",
-             "rate_method", "process_s"}
+             "rate_method", "process_s", "iterations"}
 
 
 @pytest.fixture(scope="module")
