@@ -129,3 +129,18 @@ def test_mismatched_or_corrupt_checkpoint_is_refused(ray_local, tmp_path):
             other.restore_from_path(str(tmp_path / "missing"))
     finally:
         other.stop()
+
+
+def test_remote_learner_trains_and_gives_modules_for_play(ray_local):
+    algo = small_config().learners(num_learners=1).build_algo()
+    try:
+        for _ in range(2):
+            result = algo.train()
+        assert not algo.learner_group.is_local
+        assert all(math.isfinite(result["learners"][role]["q_loss"]) for role in ROLES)
+        modules = algo.q_modules()
+        assert set(modules) == set(ROLES)
+        agent, obs, actions = _observations(1)[0]
+        assert _q(modules[agent], obs, actions, agent).shape == (len(actions),)
+    finally:
+        algo.stop()

@@ -25,8 +25,7 @@ def test_short_dmc_run_beats_random(ray_local, tmp_path):
         while frames < FRAMES:
             frames = algo.train()["frames_trained"]
         seconds = time.time() - start
-        modules = {a: algo.learner_group._learner.module[a] for a in ("landlord", "landlord_down", "landlord_up")}
-        result = evaluate_vs_random(modules, deals=1000, seed=12345)
+        result = evaluate_vs_random(algo.q_modules(), deals=1000, seed=12345)
     finally:
         algo.stop()
     print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), **result}))

@@ -248,6 +248,17 @@ class DMC(Algorithm):
         self._buffered[mid] -= n
         return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
+    # ---- play ------------------------------------------------------------------------------------
+    def q_modules(self) -> dict:
+        """CPU copies of the learner's current Q-networks, keyed by env agent (works with local, remote and
+        GPU learners); e.g. for :func:`~cardrl.algorithms.dmc.agent.evaluate_vs_random`."""
+        multi = self.config.get_multi_rl_module_spec(inference_only=True).build()
+        state = self.learner_group.get_state(components=COMPONENT_LEARNER + "/" + COMPONENT_RL_MODULE,
+                                             inference_only=True)[COMPONENT_LEARNER][COMPONENT_RL_MODULE]
+        multi.set_state(state)
+        multi.foreach_module(lambda mid, m: m.eval())
+        return {agent: multi[self.config.policy_mapping_fn(agent, None)] for agent in self.config.game_agents}
+
     # ---- checkpoints: RLlib saves the learner and runner states; these counters ride along ------------
     def get_state(self, components=None, *, not_components=None, **kwargs):
         state = super().get_state(components, not_components=not_components, **kwargs)

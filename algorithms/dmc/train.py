@@ -76,7 +76,7 @@ def run_training(args) -> int:
                     f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
                     f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
             if args.eval_every and now - last_eval >= args.eval_every:
-                ev = evaluate_vs_random(_modules(algo), deals=args.eval_deals, seed=args.seed + 1)
+                ev = evaluate_vs_random(algo.q_modules(), deals=args.eval_deals, seed=args.seed + 1)
                 record["eval_vs_random"] = ev
                 line += f" | ADP vs random: landlord {ev['landlord']:+.2f}, peasants {ev['peasants']:+.2f}"
                 last_eval = time.time()
@@ -92,7 +92,7 @@ def run_training(args) -> int:
                 print(f"checkpoint written: {path}", flush=True)
             if done:
                 break
-        ev = evaluate_vs_random(_modules(algo), deals=args.eval_deals, seed=args.seed + 1)
+        ev = evaluate_vs_random(algo.q_modules(), deals=args.eval_deals, seed=args.seed + 1)
         print(f"final ADP vs random over {args.eval_deals} deals per side: landlord {ev['landlord']:+.3f}, "
               f"peasants {ev['peasants']:+.3f}", flush=True)
     finally:
@@ -131,11 +131,3 @@ def _learner_device(algo) -> str:
         module = algo.learner_group._learner.module
         return str(next(iter(module.values())).first_layer.weight.device)
     return "remote learner(s)"
-
-
-def _modules(algo) -> dict:
-    """The learner's current Q-modules, keyed by env agent (the policy mapping applied)."""
-    multi = algo.learner_group._learner.module if algo.learner_group.is_local else algo.get_module()
-    cfg = algo.config
-    agents = cfg.game_agents
-    return {a: multi[cfg.policy_mapping_fn(a, None)] for a in agents}
