@@ -10,7 +10,7 @@ Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (DouZero t
 threads on 2 cores), so that no Ray state, torch threads or shared memory leak from one into the other:
 
 * ours: ``python -m cardrl.bench_train --_ours`` starts a fresh local Ray, builds
-  ``DMCConfig().game("doudizhu")`` with ``num_env_runners`` runners of 32 games, fragments of 800 frames and updates
+  ``DMCConfig().game("doudizhu")`` with ``num_env_runners`` runners of 64 games, fragments of 800 frames and updates
   of 3,200 frames, and calls ``algo.train()``;
 * DouZero: ``python -m cardrl.bench_train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
   ``--actor_device_cpu --training_device cpu --disable_checkpoint`` and otherwise DouZero's defaults (batch 32,
@@ -50,7 +50,7 @@ __all__ = ["bench_train_doudizhu", "bench_ours", "bench_douzero", "format_bench_
 # DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
 # 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
 DOUZERO_NUM_ACTORS = 1
-OURS_SETTINGS = {"num_envs_per_env_runner": 32, "rollout_fragment_length": 800, "frames_per_update": 3200}
+OURS_SETTINGS = {"num_envs_per_env_runner": 64, "rollout_fragment_length": 800, "frames_per_update": 3200}
 DOUZERO_FRAMES_PER_UPDATE = 100 * 32  # DouZero's default unroll_length * batch_size
 _RESULT_TAG = "CARDRL_BENCH_TRAIN_RESULT "
 _SETUP_TIMEOUT_S = 600.0
