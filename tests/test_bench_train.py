@@ -175,7 +175,7 @@ def test_ours_printed_table(ours_only, capsys):
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("cardrl bench train doudizhu: 8 s timed window")
     assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", out[1])
-    assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 32 games", out[2])
+    assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 64 games", out[2])
     assert not any(line.startswith("vs douzero") for line in out)
 
 
