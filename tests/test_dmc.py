@@ -144,3 +144,26 @@ def test_remote_learner_trains_and_gives_modules_for_play(ray_local):
         assert _q(modules[agent], obs, actions, agent).shape == (len(actions),)
     finally:
         algo.stop()
+
+
+def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
+    """The peasants never moved: every seat still gets its return, the landlord's frame its target."""
+    from collections import defaultdict
+
+    from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+    from cardrl.cards import string_to_rank_counts
+
+    runner = DMCEnvRunner(config=small_config(), worker_index=1)
+    env = runner.envs[0]
+    runner._reset(0)
+    env.game.hands[0] = string_to_rank_counts("3334445556667779TJQK")  # a 20-card plane with solos
+    env._legal = None
+    move = env.table.id_of("3334445556667779TJQK")
+    assert move in env.legal_moves()
+    runner._trajectories[0]["landlord"].append((env.observation_vector("landlord"), env.action_features([move])[0]))
+    out = defaultdict(lambda: defaultdict(list))
+    assert runner._step(0, "landlord", move, out) == 1
+    assert runner._episode_returns[-1] == {"landlord": 2.0, "landlord_down": -1.0, "landlord_up": -1.0}
+    assert out["landlord"]["target"][0].tolist() == [1.0]  # DouZero's per-side target: 2 x 0.5
+    assert "landlord_down" not in out
+    runner.stop()

@@ -198,6 +198,7 @@ class DMC(Algorithm):
         self._episodes = 0
         self._start = time.time()
         self._recent_returns: deque = deque(maxlen=1000)
+        self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
         self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
 
     # ---- sampling ------------------------------------------------------------------------------
@@ -231,8 +232,7 @@ class DMC(Algorithm):
         self._frames_sampled += result["frames"]
         self._episodes += len(result["episodes"])
         self._recent_returns.extend(result["episodes"])
-        self.metrics.log_value("weight_lag", self._weights_seq_no - result["weights_seq_no"], reduce="mean",
-                               window=100)
+        self._lags.append(self._weights_seq_no - result["weights_seq_no"])
 
     def _take(self, mid: str, n: int) -> dict:
         parts, got = [], 0
@@ -327,6 +327,8 @@ class DMC(Algorithm):
         self.metrics.log_value("episodes", self._episodes, reduce=None, window=1)
         self.metrics.log_value("frames_trained_per_s", self._frames_trained / elapsed, reduce=None, window=1)
         self.metrics.log_value("episodes_per_s", self._episodes / elapsed, reduce=None, window=1)
+        if self._lags:
+            self.metrics.log_value("weight_lag", float(np.mean(self._lags)), reduce=None, window=1)
         if self._recent_returns:
             for agent in self._recent_returns[0]:
                 mean = float(np.mean([r[agent] for r in self._recent_returns]))

@@ -116,10 +116,11 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         if not all(env.terminations.values()):
             return 0
         frames = 0
-        returns = {}
+        # The final payoffs (rewards come only at the end), for every seat: one that never moved (the
+        # landlord may go out with one 20-card move) has a return but no frames.
+        returns = {a: float(env.rewards[a]) for a in env.possible_agents}
         for a, traj in self._trajectories[i].items():
-            ret = float(env.rewards[a])  # the final payoff: rewards come only at the end
-            returns[a] = ret
+            ret = returns[a]
             if not traj:
                 continue
             mid = self.agent_to_module[a]
