@@ -1,4 +1,4 @@
-"""The ``cardrl`` command line: ``train``, ``bench``, ``play``.
+"""The ``cardrl`` command line: ``train``, ``eval``, ``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -69,12 +69,11 @@ def build_parser() -> argparse.ArgumentParser:
     btrain.add_argument("--no-peers", action="store_true")
     btrain.add_argument("--num-env-runners", type=int, default=1)
 
-    play = sub.add_parser("play", help="agent vs agent on seeded deals (rule, random)")
-    play.add_argument("game", type=_game)
-    play.add_argument("--a", default="rule", help="agent spec of side A: rule | random")
-    play.add_argument("--b", default="random", help="agent spec of side B: rule | random")
-    play.add_argument("--deals", type=int, default=1000)
-    play.add_argument("--seed", type=int, default=0)
+    from cardrl.eval.cli import add_eval_arguments
+
+    evaluate = sub.add_parser("eval", help="duplicate tournaments and leagues on seeded deal files (WP, ADP)")
+    evaluate.add_argument("game", type=_game)
+    add_eval_arguments(evaluate)
     return parser
 
 
@@ -92,10 +91,10 @@ def main(argv: list[str] | None = None) -> int:
         from cardrl.bench_train import main_bench_train
 
         return main_bench_train(args) or 0
-    if args.command == "play":
-        from cardrl.eval.duplicate import main_play
+    if args.command == "eval":
+        from cardrl.eval.cli import main_eval
 
-        return main_play(args) or 0
+        return main_eval(args) or 0
     return 2
 
 

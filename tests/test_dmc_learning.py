@@ -35,14 +35,14 @@ def test_short_dmc_run_beats_random(ray_local):
                 quick = evaluate_vs_random(algo.q_modules(), deals=300, seed=len(checks) + 1)
                 checks.append({"frames": frames, "adp": round(quick["adp"], 3), "landlord": quick["landlord"]})
                 next_check += CHECK_EVERY
-                if quick["adp_low"] > 0.1 and quick["landlord"] > 0:
+                if quick["adp_low"] > 0.2 and quick["landlord"] > 0:
                     break
         seconds = time.time() - start
         result = evaluate_vs_random(algo.q_modules(), deals=1000, seed=12345)
     finally:
         algo.stop()
     print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), "checks": checks, **result}))
-    # Both sides beat random: the duplicate ADP's interval lies above zero, and the trained landlord scores
-    # more than a random landlord does against random peasants (about -0.44 per side).
+    # Both sides beat random: the duplicate ADP's interval lies above zero, and each trained side scores more
+    # than random play does in its seat against random opponents (landlord about -0.87, peasants +0.87).
     assert result["adp_low"] > 0, result
-    assert result["landlord"] > -0.2 and result["peasants"] > 0.44, result
+    assert result["landlord"] > -0.4 and result["peasants"] > 0.87, result

@@ -33,5 +33,5 @@ def test_imports_work_from_another_directory(tmp_path):
 def test_console_script_help():
     out = subprocess.run([sys.executable, "-m", "cardrl.cli", "--help"], capture_output=True, text=True,
                          check=True).stdout
-    for command in ("train", "bench", "play"):
+    for command in ("train", "eval", "bench"):
         assert command in out

@@ -33,15 +33,16 @@ class DMCGreedyAgent:
 
 def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, seed: int = 0,
                        env_config: dict | None = None, batch: int = 64) -> dict[str, float]:
-    """Greedy Q-networks against random play on the same deals, sides swapped (DouZero's per-side units).
+    """Greedy Q-networks against random play on the same deals, sides swapped.
 
     Each deal is played with the trained landlord against two random peasants and with a random landlord
-    against the two trained peasants. Returns the mean per-side score of the trained side as ``landlord``
-    (landlord payoff / 2) and as ``peasants`` (one peasant's payoff), their mean ``adp``, and ``adp_low`` /
+    against the two trained peasants. Scores are team points, the unit of DouZero's ``evaluate.py`` and of
+    ``cardrl eval`` (``+-2 x 2^bombs`` a game). Returns the trained side's mean score as ``landlord`` and as
+    ``peasants`` (random play scores about -0.87 and +0.87 there), their mean ``adp``, and ``adp_low`` /
     ``adp_high``, its 95% t-interval over deals. ``batch`` games run in lock-step so that each module scores all
     waiting positions in one forward pass.
     """
-    from cardrl.eval.duplicate import mean_interval
+    from cardrl.eval.stats import mean_interval
 
     jobs = [(d, side) for d in range(deals) for side in ("landlord", "peasants")]
     scores = {side: np.zeros(deals) for side in ("landlord", "peasants")}
@@ -88,7 +89,7 @@ def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, 
             for i, (d, side) in list(running.items()):
                 if envs[i].game.is_over:
                     payoffs = envs[i].game.payoffs("adp")
-                    scores[side][d] = payoffs[0] / 2.0 if side == "landlord" else payoffs[1]
+                    scores[side][d] = payoffs[0] if side == "landlord" else payoffs[1] + payoffs[2]
                     del running[i]
                     if next_job < len(jobs):
                         start(i)
