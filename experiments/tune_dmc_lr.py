@@ -44,8 +44,8 @@ def main(argv: list[str] | None = None) -> int:
         metrics = result.metrics or {}
         print(f"lr {result.config['lr']:g} epsilon {result.config['epsilon']:g}: "
               f"frames {metrics.get('frames_trained')}, losses "
-              + ", ".join(f"{k} {v.get('q_loss', float('nan')):.3f}" for k, v in metrics.get("learners", {}).items()
-                          if isinstance(v, dict)))
+              + ", ".join(f"{k} {v['q_loss']:.3f}" for k, v in sorted(metrics.get("learners", {}).items())
+                          if isinstance(v, dict) and "q_loss" in v))
     return 0 if not results.errors else 1
 
 
