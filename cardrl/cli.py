@@ -1,4 +1,4 @@
-"""The ``cardrl`` command line: ``train``, ``eval``, ``bench``.
+"""The ``cardrl`` command line: ``train``, ``eval``, ``plot``, ``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -52,8 +52,10 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--out", default="runs/dmc_doudizhu", help="run directory (checkpoints, results)")
     train.add_argument("--restore", default=None, help="checkpoint directory to resume from")
     train.add_argument("--eval-every", type=parse_duration, default=parse_duration("3m"),
-                       help="evaluate against the random agent this often (0: never)")
+                       help="evaluate against the baselines this often (0: never)")
     train.add_argument("--eval-deals", type=int, default=200)
+    train.add_argument("--eval-against", nargs="+", default=["random"],
+                       help="baseline agent specs evaluated against (random, rule, ...)")
     train.add_argument("--checkpoint-every", type=parse_duration, default=parse_duration("5m"))
     train.add_argument("--seed", type=int, default=0)
 
@@ -68,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     btrain.add_argument("--seconds", type=float, default=60.0, help="seconds per trainer")
     btrain.add_argument("--no-peers", action="store_true")
     btrain.add_argument("--num-env-runners", type=int, default=1)
+
+    plot = sub.add_parser("plot", help="learning curves of a training run directory as a PNG")
+    plot.add_argument("run_dir")
+    plot.add_argument("--out", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
 
     from cardrl.eval.cli import add_eval_arguments
 
@@ -91,6 +97,10 @@ def main(argv: list[str] | None = None) -> int:
         from cardrl.bench_train import main_bench_train
 
         return main_bench_train(args) or 0
+    if args.command == "plot":
+        from cardrl.eval.plot import main_plot
+
+        return main_plot(args) or 0
     if args.command == "eval":
         from cardrl.eval.cli import main_eval
 

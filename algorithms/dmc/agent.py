@@ -1,4 +1,9 @@
-"""Play with trained DMC Q-networks: greedy agents, and a quick evaluation against the random agent."""
+"""Batched evaluation of trained DMC Q-networks against a baseline agent (greedy play, sides swapped).
+
+For single games and tournaments use :class:`cardrl.agents.dmc_agent.DMCAgent` with :mod:`cardrl.eval`; this module
+plays many deals in lock-step so that each network scores all waiting positions in one forward pass, which is
+what periodic evaluation during training needs.
+"""
 
 from __future__ import annotations
 
@@ -8,35 +13,20 @@ import torch
 from cardrl.envs.rllib import make_aec_env
 
 
-class DMCGreedyAgent:
-    """Plays the legal move with the highest Q-value (DouZero's greedy policy at evaluation time).
-
-    ``modules`` maps an env agent (seat name) to its Q-module (a ``_DMCQModule``); ``features`` is the env's
-    feature encoder, used to split the flat observation into state and history.
-    """
-
-    def __init__(self, modules: dict, features):
-        self.modules = modules
-        self.features = features
-
-    @torch.no_grad()
-    def act(self, env, agent: str) -> int:
-        raw = env.unwrapped
-        legal = raw.legal_moves()
-        if len(legal) == 1:
-            return int(legal[0])
-        obs = raw.observe(agent)["observation"]
-        state, history = self.features.split(obs, raw.game.role(raw._seat(agent)))
-        q = self.modules[agent].q_values(state, history, raw.action_features(legal))
-        return int(legal[int(torch.argmax(q))])
-
-
 def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, seed: int = 0,
                        env_config: dict | None = None, batch: int = 64) -> dict[str, float]:
-    """Greedy Q-networks against random play on the same deals, sides swapped.
+    """:func:`evaluate_against` the random agent."""
+    from cardrl.agents import RandomAgent
 
-    Each deal is played with the trained landlord against two random peasants and with a random landlord
-    against the two trained peasants. Scores are team points, the unit of DouZero's ``evaluate.py`` and of
+    return evaluate_against(modules, RandomAgent(seed), game, deals, seed, env_config, batch)
+
+
+def evaluate_against(modules: dict, baseline, game: str = "doudizhu", deals: int = 200, seed: int = 0,
+                     env_config: dict | None = None, batch: int = 64) -> dict[str, float]:
+    """Greedy Q-networks against a baseline :class:`~cardrl.agents.Agent` on the same deals, sides swapped.
+
+    Each deal is played with the trained landlord against two baseline peasants and with a baseline landlord
+    against the two trained peasants (the baseline is reset with the deal's seed before each game). Scores are team points, the unit of DouZero's ``evaluate.py`` and of
     ``cardrl eval`` (``+-2 x 2^bombs`` a game). Returns the trained side's mean score as ``landlord`` and as
     ``peasants`` (random play scores about -0.87 and +0.87 there), their mean ``adp``, and ``adp_low`` /
     ``adp_high``, its 95% t-interval over deals. ``batch`` games run in lock-step so that each module scores all
@@ -47,8 +37,6 @@ def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, 
     jobs = [(d, side) for d in range(deals) for side in ("landlord", "peasants")]
     scores = {side: np.zeros(deals) for side in ("landlord", "peasants")}
     envs = [make_aec_env(game, **dict(env_config or {})) for _ in range(min(batch, len(jobs)))]
-    features = envs[0].features
-    rng = np.random.default_rng([seed, 1])
     deal_seeds = np.random.default_rng([seed, 0]).integers(0, 2**62, size=deals)
     running: dict[int, tuple[int, str]] = {}
     next_job = 0
@@ -58,6 +46,7 @@ def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, 
         d, side = jobs[next_job]
         next_job += 1
         envs[i].reset(seed=int(deal_seeds[d]))
+        baseline.reset(int(deal_seeds[d]) + (side == "peasants"))
         running[i] = (d, side)
 
     for i in range(len(envs)):
@@ -70,11 +59,12 @@ def evaluate_vs_random(modules: dict, game: str = "doudizhu", deals: int = 200, 
                 agent = env.agent_selection
                 trained = (agent == "landlord") == (side == "landlord")
                 legal = env.legal_moves()
-                if trained and len(legal) > 1:
-                    waiting.setdefault(agent, []).append((i, legal))
+                if not trained:
+                    _advance(env, int(baseline.act(env.game.view(env.game.current_player), legal)))
+                elif len(legal) == 1:
+                    _advance(env, int(legal[0]))
                 else:
-                    action = legal[0] if trained else legal[rng.integers(len(legal))]
-                    _advance(env, int(action))
+                    waiting.setdefault(agent, []).append((i, legal))
             for agent, items in waiting.items():
                 obs = np.stack([envs[i].observation_vector(agent) for i, _ in items])
                 counts = [len(legal) for _, legal in items]

@@ -1,8 +1,10 @@
 """``cardrl train GAME --algo dmc``: DMC training on an embedded local Ray or a cluster (``RAY_ADDRESS``).
 
 Prints one progress line per iteration (frames, frames/s, loss per seat, weight lag), evaluates the current
-networks against the random agent every ``--eval-every`` and writes RLlib checkpoints every
-``--checkpoint-every`` and at the end (``<out>/checkpoint``), plus ``<out>/progress.jsonl``.
+networks against each ``--eval-against`` baseline every ``--eval-every`` (duplicate deals, ADP with its 95%
+interval, and when it first lay above 0: Luo & Tan's "time to reach ADP > 0", Tables 8-9), writes RLlib
+checkpoints every ``--checkpoint-every`` and at the end (``<out>/checkpoint``), ``<out>/progress.jsonl`` (one
+record per iteration; ``cardrl plot`` draws it) and TensorBoard scalars in ``<out>/tb``.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ def _fmt_losses(result: dict) -> str:
 def run_training(args) -> int:
     import ray
 
-    from cardrl.algorithms.dmc.agent import evaluate_vs_random
+    from cardrl.eval.agents import build_agent
 
     address = os.environ.get("RAY_ADDRESS")
     if not ray.is_initialized():
@@ -56,6 +58,8 @@ def run_training(args) -> int:
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))
         print(f"restored from {args.restore}", flush=True)
+    baselines = {spec: build_agent(spec, args.game, seed=args.seed + 7) for spec in args.eval_against}
+    reached: dict[str, dict] = {}  # baseline -> when the ADP interval against it first lay above 0
     start = last_eval = last_ckpt = time.time()
     progress = (out / "progress.jsonl").open("a")
     writer = _tensorboard(out)
@@ -76,9 +80,13 @@ def run_training(args) -> int:
                     f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
                     f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
             if args.eval_every and now - last_eval >= args.eval_every:
-                ev = evaluate_vs_random(algo.q_modules(), deals=args.eval_deals, seed=args.seed + 1)
-                record["eval_vs_random"] = ev
-                line += f" | ADP vs random: landlord {ev['landlord']:+.2f}, peasants {ev['peasants']:+.2f}"
+                record["eval"] = _evaluate(algo, baselines, args)
+                for spec, ev in record["eval"].items():
+                    line += f" | ADP vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+                    if spec not in reached and ev["adp_low"] > 0:
+                        reached[spec] = {"time_s": record["time_s"], "frames_trained": frames}
+                        line += f" (ADP > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, {frames:,} frames)"
+                record["reached_adp_above_0"] = dict(reached)
                 last_eval = time.time()
             print(line, flush=True)
             _log_scalars(writer, record, frames)
@@ -92,15 +100,25 @@ def run_training(args) -> int:
                 print(f"checkpoint written: {path}", flush=True)
             if done:
                 break
-        ev = evaluate_vs_random(algo.q_modules(), deals=args.eval_deals, seed=args.seed + 1)
-        print(f"final ADP vs random over {args.eval_deals} deals per side: landlord {ev['landlord']:+.3f}, "
-              f"peasants {ev['peasants']:+.3f}", flush=True)
+        for spec, ev in _evaluate(algo, baselines, args).items():
+            print(f"final ADP vs {spec} over {args.eval_deals} deals x 2 (sides swapped): {ev['adp']:+.3f} "
+                  f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; as landlord {ev['landlord']:+.3f}, "
+                  f"as peasants {ev['peasants']:+.3f} (team points)", flush=True)
     finally:
         progress.close()
         if writer is not None:
             writer.close()
         algo.stop()
     return 0
+
+
+def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
+    """The current greedy networks against each baseline on the same seeded deals, sides swapped."""
+    from cardrl.algorithms.dmc.agent import evaluate_against
+
+    modules = algo.q_modules()
+    return {spec: evaluate_against(modules, agent, args.game, deals=args.eval_deals, seed=args.seed + 1)
+            for spec, agent in baselines.items()}
 
 
 def _tensorboard(out: Path):
@@ -121,8 +139,9 @@ def _log_scalars(writer, record: dict, step: int) -> None:
         writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
     for mid, loss in record["losses"].items():
         writer.add_scalar(f"loss/{mid}", loss, step)
-    for key, value in record.get("eval_vs_random", {}).items():
-        writer.add_scalar(f"eval_vs_random/{key}", value, step)
+    for spec, ev in record.get("eval", {}).items():
+        for key, value in ev.items():
+            writer.add_scalar(f"eval_vs_{spec}/{key}", value, step)
     writer.flush()
 
 
