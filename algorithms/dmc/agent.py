@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
 from cardrl.envs.rllib import make_aec_env
 
 
@@ -67,15 +68,9 @@ def evaluate_against(modules: dict, baseline, game: str = "doudizhu", deals: int
                     waiting.setdefault(agent, []).append((i, legal))
             for agent, items in waiting.items():
                 obs = np.stack([envs[i].observation_vector(agent) for i, _ in items])
-                counts = [len(legal) for _, legal in items]
-                actions = np.concatenate([envs[i].action_features(legal) for i, legal in items])
-                index = np.repeat(np.arange(len(items)), counts)
-                q = modules[agent].score(torch.from_numpy(obs), torch.from_numpy(actions.astype(np.float32)),
-                                         torch.from_numpy(index)).cpu().numpy()
-                lo = 0
-                for (i, legal), n in zip(items, counts):
-                    _advance(envs[i], int(legal[int(np.argmax(q[lo:lo + n]))]))
-                    lo += n
+                q_lists = score_legal_moves(modules[agent], obs, [envs[i].action_features(legal) for i, legal in items])
+                for (i, legal), q in zip(items, q_lists):
+                    _advance(envs[i], int(legal[int(np.argmax(q))]))
             for i, (d, side) in list(running.items()):
                 if envs[i].game.is_over:
                     payoffs = envs[i].game.payoffs("adp")

@@ -26,6 +26,19 @@ from cardrl.envs.rllib import make_aec_env
 WEIGHTS_SEQ_NO = "weights_seq_no"
 
 
+def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray]) -> list[np.ndarray]:
+    """Q-values of every legal move of U waiting positions in one forward pass.
+
+    ``obs`` (U, D) flat observations, ``actions[u]`` (n_u, 54) the action features of position u's legal moves;
+    returns one array of n_u Q-values per position.
+    """
+    counts = [len(a) for a in actions]
+    index = np.repeat(np.arange(len(actions)), counts)
+    q = module.score(torch.from_numpy(np.asarray(obs, dtype=np.float32)),
+                     torch.from_numpy(np.concatenate(actions).astype(np.float32)), torch.from_numpy(index))
+    return np.split(q.cpu().numpy(), np.cumsum(counts)[:-1])
+
+
 class DMCEnvRunner(EnvRunner, Checkpointable):
     """EnvRunner for :class:`~cardrl.algorithms.dmc.dmc.DMC` (see module docstring)."""
 
@@ -90,24 +103,15 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
             waiting[self.agent_to_module[agent]].append((i, agent, obs, legal))
         frames = 0
         for mid, items in waiting.items():
-            obs = np.stack([it[2] for it in items])
-            legal_lists = [it[3] for it in items]
-            counts = np.array([len(x) for x in legal_lists])
-            all_legal = np.concatenate(legal_lists)
-            actions = np.concatenate([self.envs[it[0]].action_features(it[3]) for it in items])
-            q = self.module[mid].score(
-                torch.from_numpy(obs), torch.from_numpy(actions.astype(np.float32)),
-                torch.from_numpy(np.repeat(np.arange(len(items)), counts))).numpy()
-            offsets = np.concatenate(([0], np.cumsum(counts)))
-            for k, (i, agent, ob, legal) in enumerate(items):
-                lo, hi = offsets[k], offsets[k + 1]
+            features = [self.envs[i].action_features(legal) for i, _, _, legal in items]
+            q_lists = score_legal_moves(self.module[mid], np.stack([it[2] for it in items]), features)
+            for (i, agent, ob, legal), q, feats in zip(items, q_lists, features):
                 if len(legal) > 1 and self._rng.random() < self.epsilon:
                     j = int(self._rng.integers(len(legal)))
                 else:
-                    j = int(np.argmax(q[lo:hi]))
-                traj = self._trajectories[i][agent]
-                traj.append((ob, actions[lo + j]))
-                frames += self._step(i, agent, int(all_legal[lo + j]), out)
+                    j = int(np.argmax(q))
+                self._trajectories[i][agent].append((ob, feats[j]))
+                frames += self._step(i, agent, int(legal[j]), out)
         return frames
 
     def _step(self, i: int, agent: str, action: int, out) -> int:
