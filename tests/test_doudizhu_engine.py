@@ -9,24 +9,7 @@ import pytest
 from cardrl.cards import rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
 from cardrl.games.doudizhu_moves import Category
-
-def snapshot(game: DouDizhuGame) -> dict:
-    """Every field of the game as plain values (the shared read-only move table by identity; private memo
-    caches such as ``_bits_cache`` are derived from the hands, not state, and are left out)."""
-    out = {}
-    for name, value in vars(game).items():
-        if name.startswith("_"):
-            continue
-        if isinstance(value, np.ndarray):
-            out[name] = (value.dtype.str, value.shape, value.tolist())
-        elif isinstance(value, list):
-            out[name] = list(value)
-        elif name == "table":
-            out[name] = id(value)
-        else:
-            out[name] = value
-    return out
-
+from game_state import snapshot
 
 def move(game: DouDizhuGame, text: str) -> int:
     return game.table.id_of(text)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from cardrl.games.doudizhu import DouDizhuGame
 from cardrl.games.doudizhu_moves import doudizhu_move_table
+from game_state import snapshot
 
 RANKS = "3456789TJQKA2BR"
 BLACK, RED, ACE = 13, 14, 11
@@ -187,21 +188,6 @@ def test_independent_classifier_agrees_with_every_table_entry(kickers):
 # ---------------------------------------------------------------------------------------------
 # random games
 # ---------------------------------------------------------------------------------------------
-
-def snapshot(game: DouDizhuGame) -> dict:
-    """Every field of the game as plain values (the shared read-only move table by identity)."""
-    out = {}
-    for name, value in vars(game).items():
-        if isinstance(value, np.ndarray):
-            out[name] = (value.dtype.str, value.shape, value.tolist())
-        elif isinstance(value, list):
-            out[name] = list(value)
-        elif name == "table":
-            out[name] = id(value)
-        else:
-            out[name] = value
-    return out
-
 
 def random_action(game: DouDizhuGame, rng: np.random.Generator) -> int:
     """A uniform legal action; half the time a uniform category first, so that rare kinds get played."""
