@@ -452,9 +452,9 @@ def print_bench_env(result: dict[str, Any]) -> None:
 
 # ---- command line -------------------------------------------------------------------------------
 def add_bench_env_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    """Arguments of ``cardrl bench env``: ``game`` (doudizhu), ``--seconds``, ``--no-peers``."""
-    parser.add_argument("game", nargs="?", default="doudizhu", choices=["doudizhu"],
-                        help="which game to benchmark (only doudizhu for now)")
+    """Arguments of ``cardrl bench env``: ``game`` (doudizhu, big2), ``--seconds``, ``--no-peers``."""
+    parser.add_argument("game", nargs="?", default="doudizhu", choices=["doudizhu", "big2", "guandan"],
+                        help="which game to benchmark (big2, guandan: cardrl only, no peer exists)")
     parser.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
     parser.add_argument("--no-peers", action="store_true", help="skip douzero, rlcard and open_spiel")
     return parser
@@ -470,8 +470,16 @@ def main_bench_env(args: argparse.Namespace | Sequence[str] | None = None) -> in
         parser = add_bench_env_arguments(argparse.ArgumentParser(prog="cardrl bench env"))
         args = parser.parse_args(args)
     game = getattr(args, "game", "doudizhu")
+    if game == "big2":
+        from cardrl.bench_big2 import main_bench_env_big2
+
+        return main_bench_env_big2(args)
+    if game == "guandan":
+        from cardrl.bench_guandan import main_bench_env_guandan
+
+        return main_bench_env_guandan(args)
     if game != "doudizhu":
-        raise ValueError(f"no environment benchmark for game {game!r}; available: doudizhu")
+        raise ValueError(f"no environment benchmark for game {game!r}; available: doudizhu, big2, guandan")
     result = bench_env_doudizhu(seconds=float(args.seconds), peers=not getattr(args, "no_peers", False))
     print_bench_env(result)
     return 0

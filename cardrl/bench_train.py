@@ -181,7 +181,8 @@ def _rate_fields(rate: dict[str, Any]) -> dict[str, Any]:
             "rate_method": rate["method"], "frames_per_s_by_position": rate["frames_per_s_by_position"]}
 
 
-def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dict[str, Any]:
+def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune: str | None = None,
+                   game: str = "doudizhu") -> dict[str, Any]:
     """Body of the ``--_ours`` child: a fresh local Ray, DMC built, one update to warm up, then ``seconds``."""
     import torch
 
@@ -194,11 +195,11 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dic
              configure_logging=False)
     try:
         t_ray = time.time()
-        config = (DMCConfig().game("doudizhu")
+        config = (DMCConfig().game(game)
                   .env_runners(num_env_runners=num_env_runners,
                                num_envs_per_env_runner=OURS_SETTINGS["num_envs_per_env_runner"],
                                rollout_fragment_length=OURS_SETTINGS["rollout_fragment_length"])
-                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"])
+                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"], prune=prune)
                   .debugging(seed=0))
         algo = config.build_algo()
         t_built = time.time()
@@ -227,18 +228,21 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float) -> dic
         "frames_sampled_per_s": (end["frames_sampled"] - start["frames_sampled"]) / rate["seconds"],
         "frames_trained_total": end["frames_trained"], "iterations": iterations,
         "weight_lag": None if lag is None else float(lag),
-        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS,
+        "pruning_ratio": result.get("pruning_ratio"),
+        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS, "prune": prune,
                      "ray_num_cpus": max(2, num_env_runners)},
     }
 
 
-def bench_ours(seconds: float, num_env_runners: int = 1) -> dict[str, Any]:
+def bench_ours(seconds: float, num_env_runners: int = 1, prune: str | None = None,
+               game: str = "doudizhu") -> dict[str, Any]:
     """cardrl's DMC on DouDiZhu for ``seconds`` after its first update, in a child process (see the module doc)."""
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0 (0: sample in the driver), got {num_env_runners}")
     launched = time.time()
     cmd = [sys.executable, "-m", "cardrl.bench_train", "--_ours", "--seconds", str(seconds),
-           "--num-env-runners", str(num_env_runners), "--_launched", repr(launched)]
+           "--num-env-runners", str(num_env_runners), "--_launched", repr(launched)] + (
+        ["--prune", prune] if prune else []) + [game]
     proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
                           timeout=seconds + _SETUP_TIMEOUT_S)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(_RESULT_TAG)]
@@ -355,7 +359,8 @@ def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, l
 
 # ---- the benchmark ------------------------------------------------------------------------------
 def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: int = 1,
-                         douzero_actors: int = DOUZERO_NUM_ACTORS) -> dict[str, Any]:
+                         douzero_actors: int = DOUZERO_NUM_ACTORS, prune: str | None = None,
+                         game: str = "doudizhu") -> dict[str, Any]:
     """Frames trained per second of cardrl's DMC and (``peers``) of DouZero's trainer, one after the other.
 
     Returns ``{"seconds", "cpus", "load_before", "ours": {...}, "peers": {"douzero": {...} or {"skipped": why}},
@@ -364,8 +369,11 @@ def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: in
     if not seconds > 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
     result: dict[str, Any] = {"seconds": float(seconds), "cpus": os.cpu_count(), "load_before": os.getloadavg()[0],
-                              "ours": bench_ours(seconds, num_env_runners), "peers": {}, "ratio": None}
-    if peers:
+                              "game": game, "ours": bench_ours(seconds, num_env_runners, game=game), "peers": {},
+                              "ratio": None}
+    if prune:  # ODMC: the same run with MCS pruning on, to measure what pruning costs in frames/s
+        result["ours_pruned"] = bench_ours(seconds, num_env_runners, prune=prune, game=game)
+    if peers and game == "doudizhu":  # DouZero's trainer exists for DouDiZhu only
         try:
             result["peers"]["douzero"] = bench_douzero(seconds, douzero_actors)
         except ImportError as err:
@@ -381,10 +389,16 @@ def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: in
 def summary_lines(result: dict[str, Any]) -> list[str]:
     """``["vs douzero: R.Rx frames/s"]`` (ours over DouZero's frames trained per second) when DouZero was
     measured, else ``[]``."""
+    lines = []
+    pruned = result.get("ours_pruned")
+    if pruned:
+        ratio = pruned["frames_per_s"] / result["ours"]["frames_per_s"]
+        lines.append(f"prune={pruned['settings']['prune']} vs no pruning: {ratio:.2f}x frames/s (pruning ratio "
+                     f"{100 * (pruned.get('pruning_ratio') or 0):.1f}%)")
     peer = result["peers"].get("douzero", {})
     if not peer.get("frames_per_s", 0) > 0:
-        return []
-    return [f"vs douzero: {result['ours']['frames_per_s'] / peer['frames_per_s']:.1f}x frames/s"]
+        return lines
+    return [f"vs douzero: {result['ours']['frames_per_s'] / peer['frames_per_s']:.1f}x frames/s"] + lines
 
 
 def _settings_ours(s: dict[str, Any]) -> str:
@@ -407,6 +421,10 @@ def format_bench_train(result: dict[str, Any]) -> str:
     rows = [("trainer", "frames/s", "setup s", "frames", "settings"),
             ("cardrl DMC", f"{ours['frames_per_s']:,.0f}", f"{ours['setup_s']:.1f}", f"{ours['frames_trained']:,}",
              _settings_ours(ours["settings"]))]
+    pruned = result.get("ours_pruned")
+    if pruned:
+        rows.append((f"cardrl ODMC (prune={pruned['settings']['prune']})", f"{pruned['frames_per_s']:,.0f}",
+                     f"{pruned['setup_s']:.1f}", f"{pruned['frames_trained']:,}", _settings_ours(pruned["settings"])))
     notes = [f"cardrl DMC: setup = start {ours['startup_s']:.1f} s + build {ours['build_s']:.1f} s + first update "
              f"{ours['first_update_s']:.1f} s; sampled {ours['frames_sampled_per_s']:,.0f} frames/s, "
              f"{ours['episodes']:,} episodes, {ours['iterations']} iterations, {ours['updates']} module updates "
@@ -421,7 +439,7 @@ def format_bench_train(result: dict[str, Any]) -> str:
                      f"log lines (5 s each, after its first update) average {peer['logged_fps_mean']:,.0f} fps "
                      f"({peer['logged_lines']} lines)")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = [f"cardrl bench train doudizhu: {result['seconds']:g} s timed window per trainer, after setup "
+    lines = [f"cardrl bench train {result.get('game', 'doudizhu')}: {result['seconds']:g} s timed window per trainer, after setup "
              f"(launch to first update); {result['cpus']} cpus, load average {result['load_before']:.2f} before"]
     for r in rows:
         lines.append("  ".join([r[0].ljust(widths[0])] + [r[i].rjust(widths[i]) for i in (1, 2, 3)] + [r[4]]))
@@ -442,11 +460,12 @@ def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> 
     if args is None or not isinstance(args, argparse.Namespace):
         args = _parser().parse_args(args)
     game = getattr(args, "game", "doudizhu")
-    if game != "doudizhu":
-        raise ValueError(f"no training benchmark for game {game!r}; available: doudizhu")
+    if game not in ("doudizhu", "big2", "guandan"):
+        raise ValueError(f"no training benchmark for game {game!r}; available: doudizhu, big2, guandan")
     result = bench_train_doudizhu(float(args.seconds), peers=not getattr(args, "no_peers", False),
                                   num_env_runners=int(getattr(args, "num_env_runners", 1)),
-                                  douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)))
+                                  douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
+                                  prune=getattr(args, "prune", None), game=game)
     print_bench_train(result)
     return 0
 
@@ -458,6 +477,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-peers", action="store_true")
     parser.add_argument("--num-env-runners", type=int, default=1)
     parser.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS)
+    parser.add_argument("--prune", choices=["mcs"], default=None)
     parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_douzero", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
@@ -469,7 +489,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args._ours:
         launched = args._launched if args._launched is not None else time.time()
-        result = _run_ours_here(args.seconds, args.num_env_runners, launched)
+        result = _run_ours_here(args.seconds, args.num_env_runners, launched, args.prune, args.game)
         print(_RESULT_TAG + json.dumps(result), flush=True)
         return 0
     if args._douzero:

@@ -12,7 +12,7 @@ import argparse
 import re
 import sys
 
-GAMES = ("doudizhu",)
+GAMES = ("doudizhu", "big2", "guandan")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh]?)$")
 
 
@@ -29,6 +29,15 @@ def _game(text: str) -> str:
     if text not in GAMES:
         raise argparse.ArgumentTypeError(f"unknown game {text!r}; available: {', '.join(GAMES)}")
     return text
+
+
+def _slack(text: str):
+    if text == "paper":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -48,6 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--lr", type=float, default=1e-4, help="RMSprop learning rate (DouZero: 1e-4)")
     train.add_argument("--epsilon", type=float, default=0.01, help="exploration rate (DouZero: 0.01)")
     train.add_argument("--reward", default="adp", choices=["adp", "wp"])
+    train.add_argument("--prune", default=None, choices=["mcs"],
+                       help="ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan eq. 2)")
+    train.add_argument("--prune-slack", type=_slack, default="paper",
+                       help="'paper' (N/n + d) or a fixed number")
+    train.add_argument("--prune-extra", type=float, default=0.0, help="added to the paper's slack")
+    train.add_argument("--actor-q-clip", type=float, default=None,
+                       help="DanZero's learner preprocessing: clip around the actor's Q (lambda; DanZero 0.65)")
     train.add_argument("--gpu", action="store_true", help="put the learner on a GPU")
     train.add_argument("--out", default="runs/dmc_doudizhu", help="run directory (checkpoints, results)")
     train.add_argument("--restore", default=None, help="checkpoint directory to resume from")
@@ -70,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     btrain.add_argument("--seconds", type=float, default=60.0, help="seconds per trainer")
     btrain.add_argument("--no-peers", action="store_true")
     btrain.add_argument("--num-env-runners", type=int, default=1)
+    btrain.add_argument("--prune", choices=["mcs"], default=None,
+                        help="also measure ODMC (MCS pruning on) and print its frames/s ratio to plain DMC")
+
+    bmcs = bench_sub.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step")
+    bmcs.add_argument("game", type=_game)
+    bmcs.add_argument("--deals", type=int, default=2000, help="dealt hands timed per hand size")
 
     plot = sub.add_parser("plot", help="learning curves of a training run directory as a PNG")
     plot.add_argument("run_dir")
@@ -93,6 +115,10 @@ def main(argv: list[str] | None = None) -> int:
         from cardrl.bench import main_bench_env
 
         return main_bench_env(args) or 0
+    if args.command == "bench" and args.target == "mcs":
+        from cardrl.bench_mcs import main_bench_mcs
+
+        return main_bench_mcs(args) or 0
     if args.command == "bench" and args.target == "train":
         from cardrl.bench_train import main_bench_train
 

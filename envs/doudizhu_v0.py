@@ -9,6 +9,8 @@ per-seat encoding ``[state | history]``: state 319 (landlord) or 430 (peasants),
 (``cardrl.features.douzero.DouZeroFeatures.split`` recovers the parts). With bidding every seat gets the same
 layout: ``[in_bidding(1) | role one-hot(3) | own hand(54) | bids(3x5, from own seat on: none/pass/1/2/3) |
 DouZero state padded to 430 | history 810]``.
+``features="unified"`` swaps in Luo & Tan's unified four-player encoding (``cardrl.features.unified``, their
+Table 14): 540 + 4x216 = 1404 values for every agent (with bidding: the bid block, then those 1404).
 Actions: ``Discrete(27472)`` ids of the move table (``env.unwrapped.table.strings[id]`` names a move),
 plus 4 bid actions (pass, 1, 2, 3) at the end when ``bidding=True``.
 Rewards: at the end of the deal every agent gets its zero-sum payoff (``reward="adp"``: landlord +-2 x base,
@@ -27,10 +29,13 @@ from pettingzoo.utils import wrappers
 
 from cardrl.cards import rank_counts_to_vector
 from cardrl.features.douzero import DouZeroFeatures
-from cardrl.games.doudizhu import REWARDS, ROLES, DouDizhuGame, GameOverError, IllegalMoveError, check_seed
+from cardrl.features.unified import UnifiedFeatures
+from cardrl.envs.turns import check_action_int, leave_if_done, settle_rewards
+from cardrl.games.doudizhu import REWARDS, ROLES, DouDizhuGame, IllegalMoveError, check_seed
 
 SEATS = ("player_0", "player_1", "player_2")
 _BID_BLOCK = 1 + 3 + 54 + 15
+FEATURES = {"douzero": DouZeroFeatures, "unified": UnifiedFeatures}
 
 
 def env(**kwargs) -> AECEnv:
@@ -75,8 +80,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
     metadata = {"render_modes": ["ansi"], "name": "doudizhu_v0", "is_parallelizable": False}
 
     def __init__(self, reward: str = "adp", bidding: bool = False, kickers: str = "douzero",
-                 spring: bool = False, render_mode: str | None = None):
+                 spring: bool = False, render_mode: str | None = None, features: str = "douzero"):
         super().__init__()
+        if features not in FEATURES:
+            raise ValueError(f"features={features!r} is unknown; allowed: {sorted(FEATURES)}")
         if reward not in REWARDS:
             raise ValueError(f"reward={reward!r} is unknown; allowed: {REWARDS}")
         if render_mode not in (None, "ansi"):
@@ -86,7 +93,7 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         self.render_mode = render_mode
         self.game = DouDizhuGame(kickers=kickers, bidding=bidding, spring=spring)
         self.table = self.game.table
-        self.features = DouZeroFeatures()
+        self.features = FEATURES[features]()
         self.num_actions = self.game.num_moves + (4 if self.bidding else 0)
         self.possible_agents = list(SEATS if self.bidding else ROLES)
         if self.bidding:
@@ -188,31 +195,16 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
 
     def step(self, action) -> None:
         agent = self.agent_selection
-        if self.terminations.get(agent) or self.truncations.get(agent):
-            if action is not None:
-                raise GameOverError(
-                    f"the deal is over: {agent} may only step(None) to leave it (got {action!r}); call reset() "
-                    "to deal again")
-            return self._was_dead_step(action)
-        if not self.agents:
-            raise GameOverError("the deal is over and every agent has left it; call reset() to deal again")
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"{agent}'s action must be an int in Discrete({self.num_actions}), "
-                            f"got {type(action).__name__} {action!r}")
+        if leave_if_done(self, action):
+            return
+        action = check_action_int(agent, action, self.num_actions)
         try:
-            self.game.step(int(action))
+            self.game.step(action)
         except IllegalMoveError as err:
             raise IllegalMoveError(f"{agent}: {err}") from None
         self._legal = None
-        self._cumulative_rewards[agent] = 0.0
-        if self.game.is_over:
-            payoffs = self.game.payoffs(self.reward)
-            for a in self.agents:
-                self.rewards[a] = float(payoffs[self._seat(a)])
-                self.terminations[a] = True
-        else:
-            for a in self.agents:
-                self.rewards[a] = 0.0
+        settle_rewards(self, agent, (lambda: self.game.payoffs(self.reward)) if self.game.is_over else None,
+                       self._seat)
         if self.bidding and self.infos[agent]["role"] is None and self.game.landlord >= 0:
             self.infos = {a: self._info(a) for a in self.agents}  # roles are known once bidding ends
         self.agent_selection = self._agent(self.game.current_player)

@@ -16,12 +16,15 @@ import importlib
 from pettingzoo import AECEnv
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-ENV_MODULES = {"doudizhu_v0": "cardrl.envs.doudizhu_v0"}
-GAME_ENVS = {"doudizhu": "doudizhu_v0"}  # game name -> its current env version
+ENV_MODULES = {"doudizhu_v0": "cardrl.envs.doudizhu_v0", "big2_v0": "cardrl.envs.big2_v0",
+               "guandan_v0": "cardrl.envs.guandan_v0"}
+# game name -> its current env version
+GAME_ENVS = {"doudizhu": "doudizhu_v0", "big2": "big2_v0", "guandan": "guandan_v0"}
 
 
 def make_aec_env(name: str, **env_config) -> AECEnv:
-    """The raw AEC env of a game or env name (``"doudizhu"`` or ``"doudizhu_v0"``) built with ``env_config``."""
+    """The raw AEC env of a game or env name (``"doudizhu"``, ``"doudizhu_v0"``, ``"big2"``, ``"big2_v0"``) built
+    with ``env_config``."""
     env_name = GAME_ENVS.get(name, name)
     if env_name not in ENV_MODULES:
         raise ValueError(f"unknown cardrl game {name!r}; available: {sorted(GAME_ENVS)} "

@@ -93,3 +93,17 @@ def test_missing_env_and_missing_peer_are_skipped(monkeypatch):
         "env": env, "movegen_us": {n: 1.0 for n in bench.LEAD_SIZES}, "lead_moves": {n: 1.0 for n in bench.LEAD_SIZES}},
         "peers": {}, "ratios": {}, "summary": []})
     assert "skipped" in text
+
+
+def test_bench_mcs_reports_calls_and_pruning_cost(capsys):
+    from cardrl.bench_mcs import bench_mcs, main_bench_mcs
+
+    r = bench_mcs("doudizhu", deals=30, prune_games=5)
+    assert set(r["calls"]) == {"20 cards (landlord)", "17 cards (peasant)"}
+    for c in r["calls"].values():
+        assert c["cold_us"] > 0 and c["warm_us"] > 0 and 1 <= c["mean_k"] <= 20
+    assert r["prune_steps"] > 0 and 0 <= r["pruned_share"] < 1
+    assert main_bench_mcs(["doudizhu", "--deals", "10"]) == 0
+    assert "us/call cold" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="available: doudizhu, big2"):
+        bench_mcs("chess", deals=1)

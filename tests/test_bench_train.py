@@ -130,8 +130,8 @@ def test_summary_line():
 
 
 def test_bad_arguments_are_rejected():
-    with pytest.raises(ValueError, match="no training benchmark for game 'big2'"):
-        bt.main_bench_train(argparse.Namespace(game="big2", seconds=1.0, no_peers=True, num_env_runners=1))
+    with pytest.raises(ValueError, match="no training benchmark for game 'chess'; available: doudizhu, big2"):
+        bt.main_bench_train(argparse.Namespace(game="chess", seconds=1.0, no_peers=True, num_env_runners=1))
     with pytest.raises(ValueError, match="seconds must be > 0"):
         bt.bench_train_doudizhu(0.0)
     with pytest.raises(ValueError, match="num_env_runners must be >= 0"):
@@ -165,7 +165,7 @@ def test_ours_run_structure(ours_only):
     assert ours["frames_trained"] % bt.OURS_SETTINGS["frames_per_update"] == 0
     assert ours["frames_sampled"] > 0 and ours["episodes"] > 0
     assert ours["setup_s"] == pytest.approx(ours["startup_s"] + ours["build_s"] + ours["first_update_s"], abs=0.01)
-    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "ray_num_cpus": 2}
+    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2}
     assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
 
 

@@ -95,7 +95,7 @@ def test_remote_env_runner_overlaps_and_reports_lag(ray_local):
 
 
 def test_bad_configs_fail_fast_with_clear_messages():
-    with pytest.raises(ValueError, match="game 'chess' is unknown; available: \\['doudizhu'\\]"):
+    with pytest.raises(ValueError, match="game 'chess' is unknown; available: \\['big2', 'doudizhu', 'guandan'\\]"):
         DMCConfig().game("chess").validate()
     with pytest.raises(ValueError, match="q_model 'transformer' is unknown"):
         DMCConfig().training(q_model="transformer").validate()
@@ -160,7 +160,8 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     env._legal = None
     move = env.table.id_of("3334445556667779TJQK")
     assert move in env.legal_moves()
-    runner._trajectories[0]["landlord"].append((env.observation_vector("landlord"), env.action_features([move])[0]))
+    runner._trajectories[0]["landlord"].append((env.observation_vector("landlord"), env.action_features([move])[0],
+                                                0.0))
     out = defaultdict(lambda: defaultdict(list))
     assert runner._step(0, "landlord", move, out) == 1
     assert runner._episode_returns[-1] == {"landlord": 2.0, "landlord_down": -1.0, "landlord_up": -1.0}
@@ -183,3 +184,181 @@ def test_tune_sweep_example_runs_trials(ray_local, tmp_path, capsys):
     out = capsys.readouterr().out
     assert rc == 0
     assert "lr 0.0001 epsilon 0.01: frames 300" in out and "lr 0.001 epsilon 0.01: frames 300" in out
+
+
+def test_odmc_config_errors_name_what_is_allowed():
+    with pytest.raises(ValueError, match="prune='alpha-beta' is unknown; allowed: None .* or 'mcs'"):
+        DMCConfig().training(prune="alpha-beta").validate()
+    with pytest.raises(ValueError, match="slack must be 'paper'"):
+        DMCConfig().training(prune="mcs", prune_slack="wide").validate()
+    with pytest.raises(ValueError, match="extra slack"):
+        DMCConfig().training(prune="mcs", prune_extra=-1).validate()
+    with pytest.raises(ValueError, match="prune is None"):
+        DMCConfig().training(prune_slack=3.0).validate()
+    DMCConfig().training(prune="mcs", prune_slack=2.0).validate()
+
+
+def test_odmc_runner_chooses_only_among_kept_moves(monkeypatch):
+    """With prune='mcs' every chosen move is in the set kept by eq. 2, and the runner reports its pruning counts."""
+    from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+    from cardrl.search.prune import prune_moves
+
+    runner = DMCEnvRunner(config=small_config(prune="mcs", prune_slack=0.0, epsilon=1.0), worker_index=1)
+    chosen_outside = []
+    original_step = runner._step
+
+    def checked_step(i, agent, action, out):
+        env = runner.envs[i]
+        kept = prune_moves(env.unwrapped.game, env.legal_moves(), slack=0.0)
+        if action not in kept:
+            chosen_outside.append(action)
+        return original_step(i, agent, action, out)
+
+    monkeypatch.setattr(runner, "_step", checked_step)
+    result = runner.sample(num_frames=200)
+    assert result["frames"] >= 200
+    legal_seen, kept = result["pruning"]
+    assert legal_seen > kept > 0  # slack 0 prunes, and never everything
+    assert not chosen_outside
+    runner.stop()
+
+
+def test_odmc_trains_and_reports_pruning_ratio(ray_local):
+    algo = small_config(prune="mcs").build_algo()
+    try:
+        result = algo.train()
+        assert 0.0 < result["pruning_ratio"] < 1.0
+    finally:
+        algo.stop()
+
+
+def test_big2_trains_one_shared_network_checkpoints_and_restores(ray_local, tmp_path):
+    """Big2 DMC: every seat maps to one shared Q-network (identity bits in the unified features tell them apart)."""
+    from cardrl.algorithms.dmc.dmc import DMC, one_shared_module
+
+    config = (DMCConfig().game("big2")
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=8, rollout_fragment_length=100)
+              .training(q_model="douzero_lstm", frames_per_update=128)
+              .debugging(seed=3))
+    assert config.policy_mapping_fn is one_shared_module
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+        assert result["frames_trained"] >= 128
+        modules = algo.q_modules()
+        assert set(modules) == {"west", "south", "east", "north"} and len({id(m) for m in modules.values()}) == 1
+        path = algo.save_to_path(str(tmp_path / "ckpt"))
+        before = {k: v.clone() for k, v in modules["west"].state_dict().items()}
+    finally:
+        algo.stop()
+    restored = DMC.from_checkpoint(path)
+    try:
+        after = restored.q_modules()["north"].state_dict()
+        assert all(torch.equal(before[k], after[k]) for k in before)
+    finally:
+        restored.stop()
+
+
+def test_actor_q_clip_loss_matches_its_definition_and_trains(ray_local):
+    from cardrl.algorithms.dmc.dmc_learner import actor_q_clipped_loss, dmc_mse_loss
+
+    q = torch.tensor([0.0, 1.0, 3.0, -2.0])
+    target = torch.tensor([1.0, 1.0, 0.0, 0.0])
+    actor_q = torch.tensor([0.0, 0.0, 0.0, 0.0])
+    # clipped Q = actor + clip(q - actor, -0.65, 0.65) = [0, 0.65, 0.65, -0.65]
+    want = torch.mean(torch.maximum((q - target) ** 2, (torch.tensor([0.0, 0.65, 0.65, -0.65]) - target) ** 2))
+    assert torch.isclose(actor_q_clipped_loss(q, target, actor_q, 0.65), want)
+    # with the learner at the actor's value the clip changes nothing
+    assert torch.isclose(actor_q_clipped_loss(q, target, q, 0.65), dmc_mse_loss(q, target))
+    with pytest.raises(ValueError, match="actor_q_clip"):
+        DMCConfig().training(actor_q_clip=-1).validate()
+    algo = small_config(actor_q_clip=0.65).build_algo()
+    try:
+        result = algo.train()
+        assert all(np.isfinite(float(s["q_loss"])) for m, s in result["learners"].items() if m in ROLES)
+    finally:
+        algo.stop()
+
+
+def test_guandan_dmc_labels_each_deal_with_its_points_and_trains(ray_local):
+    """DanZero's setting: one shared 4x512 tanh MLP, actor-Q clip; a match is an episode and each deal's frames get
+    that deal's points (+-3/2/1), so targets are deal points, never a whole match's sum."""
+    from collections import defaultdict
+
+    from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+
+    config = (DMCConfig().game("guandan", max_deals=3)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
+              .training(q_model="mlp", lr=1e-3, frames_per_update=128, actor_q_clip=0.65)
+              .debugging(seed=5))
+    runner = DMCEnvRunner(config=config, worker_index=1)
+    out = defaultdict(lambda: defaultdict(list))
+    frames = 0
+    while frames < 600:
+        frames += runner._tick(out)
+    targets = np.concatenate(out["shared"]["target"])
+    assert set(np.unique(targets)) <= {-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0}
+    obs = np.concatenate(out["shared"]["obs"])
+    assert obs.shape[1] == 513 and obs.dtype == np.int8 and obs.min() >= -1
+    runner.stop()
+    algo = config.build_algo()
+    try:
+        result = algo.train()
+        assert result["frames_trained"] >= 128 and np.isfinite(float(result["learners"]["shared"]["q_loss"]))
+    finally:
+        algo.stop()
+
+
+def test_big2_checkpoint_agent_plays_tournaments_and_refuses_other_games(ray_local, tmp_path):
+    """A Big2 DMC checkpoint is a `checkpoint:PATH` agent of cardrl eval (one shared module, SharedDMCAgent); it
+    plays every seat, agrees with the trained module's Q-values, and a DouDiZhu deal set refuses it."""
+    from cardrl.agents.dmc_agent import SharedDMCAgent
+    from cardrl.eval.agents import build_agent
+    from cardrl.eval.tournament import run_tournament
+    from cardrl.games.big2 import Big2Game
+
+    config = (DMCConfig().game("big2")
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=8, rollout_fragment_length=100)
+              .training(frames_per_update=128).debugging(seed=4))
+    algo = config.build_algo()
+    try:
+        algo.train()
+        path = algo.save_to_path(str(tmp_path / "big2_ckpt"))
+        trained = algo.q_modules()["west"]
+    finally:
+        algo.stop()
+    agent = build_agent(f"checkpoint:{path}", "big2")
+    assert isinstance(agent, SharedDMCAgent)
+    game = Big2Game().reset(8)
+    view, legal = game.view(game.current_player), game.legal_moves()
+    features = agent.features
+    state, history = features.split(features.encode(game, game.current_player))
+    expected = trained.q_values(state, history, features.action_features(game.table, legal)).numpy()
+    np.testing.assert_allclose(agent.q_values(view, legal), expected, rtol=1e-5, atol=1e-6)
+    result = run_tournament(f"checkpoint:{path}", "random", 6, game="big2", seed=1)
+    assert result.scores.shape == (6, 4)
+    with pytest.raises(ValueError, match="trained on 'big2_v0', not on 'doudizhu'"):
+        build_agent(f"checkpoint:{path}", "doudizhu")
+
+
+def test_guandan_checkpoint_agent_plays_whole_matches(ray_local, tmp_path):
+    from cardrl.agents.dmc_agent import SharedDMCAgent
+    from cardrl.agents import RandomAgent
+    from cardrl.eval.agents import build_agent
+    from cardrl.eval.guandan_matches import run_guandan_matches
+
+    config = (DMCConfig().game("guandan", max_deals=2)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
+              .training(q_model="mlp", frames_per_update=128).debugging(seed=6))
+    algo = config.build_algo()
+    try:
+        algo.train()
+        path = algo.save_to_path(str(tmp_path / "gd_ckpt"))
+    finally:
+        algo.stop()
+    agent = build_agent(f"checkpoint:{path}", "guandan")
+    assert isinstance(agent, SharedDMCAgent)
+    result = run_guandan_matches(agent, RandomAgent(3), 1, seed=2, max_deals=1)
+    assert result.games == 2
+    with pytest.raises(ValueError, match="trained on 'guandan_v0', not on 'big2'"):
+        build_agent(f"checkpoint:{path}", "big2")

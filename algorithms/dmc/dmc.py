@@ -40,6 +40,16 @@ def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
     return agent_id
 
 
+def one_shared_module(agent_id, episode=None, *args, **kwargs) -> str:
+    """Policy mapping of Luo & Tan (Big2) and DanZero (GuanDan): one Q-network for every seat, which tells seats
+    apart by the identity bits in its features."""
+    return "shared"
+
+
+# The policy mapping each game trains with unless the config sets another.
+DEFAULT_MAPPING = {"doudizhu": one_module_per_seat, "big2": one_shared_module, "guandan": one_shared_module}
+
+
 class DMCConfig(AlgorithmConfig):
     """Configuration of :class:`DMC` (DouZero's hyperparameters are the defaults).
 
@@ -70,6 +80,11 @@ class DMCConfig(AlgorithmConfig):
         self.updates_per_iteration = 1
         self.target_scale = None  # role -> factor on the payoff; None: the game's default
         self.hidden_sizes = None  # None: the model's paper sizes
+        # ODMC (Luo & Tan 2024, eq. 2): prune the legal moves the actor chooses from by Minimum Combination Search.
+        self.prune = None  # None or "mcs"
+        self.prune_slack = "paper"  # "paper": N/n + d; a number: that fixed slack (their Tables 6 and 7)
+        self.prune_extra = 0.0  # added to the paper's slack
+        self.actor_q_clip = None  # DanZero's learner preprocessing: clip around the actor's Q (lambda, e.g. 0.65)
         self.policy_mapping_fn = one_module_per_seat
         self.min_time_s_per_iteration = 0
         self.min_sample_timesteps_per_iteration = 0
@@ -80,18 +95,28 @@ class DMCConfig(AlgorithmConfig):
         """Choose the game (``"doudizhu"``) and its env options (e.g. ``reward="wp"``)."""
         if name is not NotProvided:
             self.game_name = name
+            if self.policy_mapping_fn in DEFAULT_MAPPING.values():  # not chosen by the user: the game's default
+                self.policy_mapping_fn = DEFAULT_MAPPING.get(GAME_ENVS.get(name, name).split("_v")[0],
+                                                             self.policy_mapping_fn)
         if env_config:
             self.env_config = {**dict(self.env_config or {}), **env_config}
         return self
 
     def training(self, *, epsilon=NotProvided, q_model=NotProvided, frames_per_update=NotProvided,
                  rmsprop_alpha=NotProvided, rmsprop_eps=NotProvided, updates_per_iteration=NotProvided,
-                 target_scale=NotProvided, hidden_sizes=NotProvided, **kwargs) -> "DMCConfig":
+                 target_scale=NotProvided, hidden_sizes=NotProvided, prune=NotProvided,
+                 prune_slack=NotProvided, prune_extra=NotProvided, actor_q_clip=NotProvided,
+                 **kwargs) -> "DMCConfig":
+        """DMC options; ``prune="mcs"`` turns DMC into ODMC (Luo & Tan 2024, section 4.3): the actor scores and picks
+        only the legal moves kept by eq. 2 (``prune_slack="paper"`` is N/n + d, plus ``prune_extra``; a number
+        fixes the slack). ``actor_q_clip=lambda`` turns on DanZero's learner preprocessing (Lu et al. 2023, IV-B2;
+        lambda 0.65 there): the loss is clipped around the Q the actor acted on (see ``actor_q_clipped_loss``)."""
         super().training(**kwargs)
         for name, value in dict(epsilon=epsilon, q_model=q_model, frames_per_update=frames_per_update,
                                 rmsprop_alpha=rmsprop_alpha, rmsprop_eps=rmsprop_eps,
                                 updates_per_iteration=updates_per_iteration, target_scale=target_scale,
-                                hidden_sizes=hidden_sizes).items():
+                                hidden_sizes=hidden_sizes, prune=prune, prune_slack=prune_slack,
+                                prune_extra=prune_extra, actor_q_clip=actor_q_clip).items():
             if value is not NotProvided:
                 setattr(self, name, value)
         return self
@@ -121,7 +146,9 @@ class DMCConfig(AlgorithmConfig):
         features = env_.features
         roles = {}
         for agent in env_.possible_agents:
-            dims = RoleDims(features.state_dim(agent), tuple(features.HISTORY_SHAPE), features.ACTION_DIM)
+            history = getattr(features, "HISTORY_SHAPE", None)
+            history = tuple(history) if history and all(history) else None  # (0,) or None: no history
+            dims = RoleDims(features.state_dim(agent), history, features.ACTION_DIM)
             roles.setdefault(self.policy_mapping_fn(agent, None), dims)
         model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else None
         return dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
@@ -140,6 +167,25 @@ class DMCConfig(AlgorithmConfig):
         if (self.env_config or {}).get("bidding"):
             errors.append("DMC trains the card-play phase with a fixed landlord (as DouZero); bidding=True is not "
                           "supported yet")
+        if self.prune not in (None, "mcs"):
+            errors.append(f"prune={self.prune!r} is unknown; allowed: None (plain DMC) or 'mcs' (ODMC)")
+        elif self.prune == "mcs":
+            from cardrl.search.prune import AVERAGE_INITIAL_CARDS, _check_slack
+
+            game = GAME_ENVS.get(self.game_name, self.game_name).split("_v")[0]
+            if game not in AVERAGE_INITIAL_CARDS:
+                errors.append(f"prune='mcs' needs a game with Minimum Combination Search "
+                              f"({sorted(AVERAGE_INITIAL_CARDS)}), not {self.game_name!r}")
+            try:
+                _check_slack(self.prune_slack, self.prune_extra)
+            except ValueError as e:
+                errors.append(str(e))
+        elif self.prune_slack != "paper" or self.prune_extra:
+            errors.append("prune_slack/prune_extra are set but prune is None: set prune='mcs' to prune")
+        if self.actor_q_clip is not None and (isinstance(self.actor_q_clip, bool)
+                                              or not isinstance(self.actor_q_clip, (int, float))
+                                              or not self.actor_q_clip > 0):
+            errors.append(f"actor_q_clip={self.actor_q_clip!r} must be None (off) or a number > 0 (DanZero: 0.65)")
         if self.num_envs_per_env_runner < 1:
             errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
         if self.num_gpus_per_learner > 0:
@@ -199,6 +245,7 @@ class DMC(Algorithm):
         self._start = time.time()
         self._recent_returns: deque = deque(maxlen=1000)
         self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
+        self._prune_counts = [0, 0]  # ODMC: legal moves seen, moves kept (since the start)
         self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
 
     # ---- sampling ------------------------------------------------------------------------------
@@ -233,6 +280,10 @@ class DMC(Algorithm):
         self._episodes += len(result["episodes"])
         self._recent_returns.extend(result["episodes"])
         self._lags.append(self._weights_seq_no - result["weights_seq_no"])
+        pruning = result.get("pruning")
+        if pruning:
+            self._prune_counts[0] += pruning[0]
+            self._prune_counts[1] += pruning[1]
 
     def _take(self, mid: str, n: int) -> dict:
         parts, got = [], 0
@@ -327,6 +378,9 @@ class DMC(Algorithm):
         self.metrics.log_value("episodes", self._episodes, reduce=None, window=1)
         self.metrics.log_value("frames_trained_per_s", self._frames_trained / elapsed, reduce=None, window=1)
         self.metrics.log_value("episodes_per_s", self._episodes / elapsed, reduce=None, window=1)
+        if self._prune_counts[0]:
+            ratio = 1.0 - self._prune_counts[1] / self._prune_counts[0]
+            self.metrics.log_value("pruning_ratio", ratio, reduce=None, window=1)
         if self._lags:
             self.metrics.log_value("weight_lag", float(np.mean(self._lags)), reduce=None, window=1)
         if self._recent_returns:

@@ -57,15 +57,24 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         self.module.foreach_module(lambda mid, m: m.eval())
         self._weights_seq_no = 0
         self._trajectories = [defaultdict(list) for _ in range(self.num_envs)]
+        self._deals_seen: list = [None] * self.num_envs
+        self._episode_sums: list[dict] = [{} for _ in range(self.num_envs)]
         for i in range(self.num_envs):
             self._reset(i)
         self._episode_returns: list[dict] = []
         self._episodes_done = 0
+        self.pruner = None
+        if getattr(config, "prune", None) == "mcs":  # ODMC (Luo & Tan 2024, eq. 2)
+            from cardrl.search.prune import MCSPruner
+
+            self.pruner = MCSPruner(config.prune_slack, config.prune_extra)
 
     # ---- sampling ------------------------------------------------------------------------------
     def _reset(self, i: int) -> None:
         self.envs[i].reset(seed=int(self._rng.integers(2**62)))
         self._trajectories[i] = defaultdict(list)
+        self._deals_seen[i] = getattr(self.envs[i], "deals_done", None)
+        self._episode_sums[i] = {}
 
     @torch.no_grad()
     def sample(self, *, num_frames: int | None = None, weights=None, weights_seq_no: int = 0, **kwargs) -> dict:
@@ -80,6 +89,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         start = time.perf_counter()
         out: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
         frames = steps = 0
+        prune_before = (self.pruner.legal_seen, self.pruner.kept) if self.pruner else (0, 0)
         while frames < target:
             frames += self._tick(out)
             steps += 1
@@ -91,6 +101,8 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
             "seconds": time.perf_counter() - start,
             "weights_seq_no": self._weights_seq_no,
             "episodes": self._pop_episode_returns(),
+            "pruning": ((self.pruner.legal_seen - prune_before[0], self.pruner.kept - prune_before[1])
+                        if self.pruner else None),
         }
 
     def _tick(self, out) -> int:
@@ -99,6 +111,8 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
             legal = env.legal_moves()
+            if self.pruner is not None:  # ODMC: choose (greedy and epsilon alike) among the kept moves only
+                legal = self.pruner(env.unwrapped.game, legal)
             obs = env.observation_vector(agent)
             waiting[self.agent_to_module[agent]].append((i, agent, obs, legal))
         frames = 0
@@ -110,32 +124,46 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
                     j = int(self._rng.integers(len(legal)))
                 else:
                     j = int(np.argmax(q))
-                self._trajectories[i][agent].append((ob, feats[j]))
-                frames += self._step(i, agent, int(legal[j]), out)
+                self._trajectories[i][agent].append((ob, feats[j], float(q[j])))
+                frames += self._step(i, agent, int(legal[j]) if isinstance(legal, np.ndarray) else j, out)
         return frames
 
     def _step(self, i: int, agent: str, action: int, out) -> int:
+        """Step game ``i``; when a scored segment ends, label its frames with their players' rewards.
+
+        A segment is the episode for DouDiZhu and Big2 (rewards come only at the end) and one deal for GuanDan
+        matches (DanZero labels each deal's samples with that deal's points; the env counts finished deals in
+        ``deals_done``). Every seat gets its reward, also one that never moved in the segment (a DouDiZhu landlord
+        may go out with one 20-card move): it has a return but no frames.
+        """
         env = self.envs[i]
         env.step(action)
-        if not all(env.terminations.values()):
+        done = all(env.terminations.values()) or all(env.truncations.values())
+        deals = getattr(env, "deals_done", None)
+        segment_end = deals is not None and deals != self._deals_seen[i]
+        if not (done or segment_end):
             return 0
+        self._deals_seen[i] = deals
         frames = 0
-        # The final payoffs (rewards come only at the end), for every seat: one that never moved (the
-        # landlord may go out with one 20-card move) has a return but no frames.
         returns = {a: float(env.rewards[a]) for a in env.possible_agents}
         for a, traj in self._trajectories[i].items():
-            ret = returns[a]
             if not traj:
                 continue
             mid = self.agent_to_module[a]
             cols = out[mid]
-            cols["obs"].append(np.stack([t[0] for t in traj]).astype(np.uint8))
+            obs = np.stack([t[0] for t in traj])
+            cols["obs"].append(obs.astype(np.int8))  # features are small integers (0/1, counts, -1): exact
             cols["action"].append(np.stack([t[1] for t in traj]).astype(np.uint8))
-            cols["target"].append(np.full(len(traj), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
+            cols["target"].append(np.full(len(traj), returns[a] * self.target_scale.get(a, 1.0), dtype=np.float32))
+            cols["actor_q"].append(np.array([t[2] for t in traj], dtype=np.float32))
             frames += len(traj)
-        self._episode_returns.append(returns)
-        self._episodes_done += 1
-        self._reset(i)
+        self._trajectories[i] = defaultdict(list)
+        for a, r in returns.items():
+            self._episode_sums[i][a] = self._episode_sums[i].get(a, 0.0) + r
+        if done:
+            self._episode_returns.append(dict(self._episode_sums[i]))
+            self._episodes_done += 1
+            self._reset(i)
         return frames
 
     def _pop_episode_returns(self) -> list[dict]:

@@ -12,7 +12,8 @@ and RLlib's own ``grad_clip`` / ``grad_clip_by`` (DMC: 40.0 / "global_norm"), wh
 (the norm before clipping).
 
 Train batch per module id (see ``dmc_rl_module``): ``state``, ``history``, ``action`` and ``target`` (B,), the
-return G of the acting player. Logged per module: ``q_loss``, ``mean_q``, ``mean_target`` (plus RLlib's
+return G of the acting player, and ``actor_q`` (B,), the actor's Q of the chosen move (used by DanZero's
+actor-Q clip, ``config.actor_q_clip``). Logged per module: ``q_loss``, ``mean_q``, ``mean_target`` (plus RLlib's
 ``total_loss``).
 """
 
@@ -25,6 +26,8 @@ from ray.rllib.core.learner.torch.torch_learner import TorchLearner
 from ray.rllib.utils.typing import ModuleID, TensorType
 
 from cardrl.algorithms.dmc.dmc_rl_module import Q, TARGET
+
+ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (DanZero's clip)
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -52,6 +55,22 @@ def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") ->
         eps=float(_required_attr(config, "rmsprop_eps", "DouZero: 1e-5")),
         momentum=float(getattr(config, "rmsprop_momentum", 0.0)),
     )
+
+
+def actor_q_clipped_loss(q: torch.Tensor, target: torch.Tensor, actor_q: torch.Tensor, clip: float) -> torch.Tensor:
+    """DanZero's learner preprocessing (Lu et al. 2023, section IV-B2, eqs. 1-3) in our reading.
+
+    The paper's text describes the preprocessing (the actor's Q(s, a), the learner's Q(s, a), a clip with
+    hyperparameter lambda, "removing samples with a large distribution difference against the model on the learner
+    side") but its equations are not in the text we have. We implement it as value clipping around the actor's
+    estimate: ``Q_c = Q_actor + clip(Q - Q_actor, -lambda, lambda)`` and the loss
+    ``mean(max((Q - G)^2, (Q_c - G)^2))``, so a sample stops pulling the network once the learner has moved more
+    than lambda away from the value the actor acted on (stale samples of a lagging actor lose their effect).
+    """
+    target = target.to(q.dtype)
+    actor_q = actor_q.to(q.dtype)
+    clipped = actor_q + torch.clamp(q - actor_q, -clip, clip)
+    return torch.mean(torch.maximum((q - target) ** 2, (clipped - target) ** 2))
 
 
 def dmc_mse_loss(q: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -88,7 +107,13 @@ class DMCTorchLearner(TorchLearner):
             raise KeyError(f"DMC train batch of module {module_id!r} lacks {TARGET!r}; it has {sorted(batch)}")
         q = fwd_out[Q]
         target = batch[TARGET]
-        loss = dmc_mse_loss(q, target)
+        clip = getattr(config, "actor_q_clip", None)
+        if clip is not None:
+            if ACTOR_Q not in batch:
+                raise KeyError(f"actor_q_clip is set but the batch of module {module_id!r} lacks {ACTOR_Q!r}")
+            loss = actor_q_clipped_loss(q, target, batch[ACTOR_Q], float(clip))
+        else:
+            loss = dmc_mse_loss(q, target)
         self.metrics.log_dict(
             {
                 Q_LOSS_KEY: loss.detach(),

@@ -20,9 +20,11 @@ def build_config(args):
 
     config = (
         DMCConfig()
-        .game(args.game, reward=args.reward)
+        .game(args.game, **({"reward": args.reward} if args.game == "doudizhu" else {}))
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
-        .training(q_model=args.model, frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon)
+        .training(q_model=args.model, frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon,
+                  prune=getattr(args, "prune", None), prune_slack=getattr(args, "prune_slack", "paper"),
+                  prune_extra=getattr(args, "prune_extra", 0.0), actor_q_clip=getattr(args, "actor_q_clip", None))
         .learners(num_learners=0, num_gpus_per_learner=1 if args.gpu else 0)
         .debugging(seed=args.seed)
     )
@@ -64,7 +66,8 @@ def run_training(args) -> int:
     progress = (out / "progress.jsonl").open("a")
     writer = _tensorboard(out)
     device = _learner_device(algo)
-    print(f"training DMC on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
+    algo_name = "ODMC (MCS pruning)" if getattr(args, "prune", None) else "DMC"
+    print(f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
           f"games, model {args.model}, learner on {device}, run dir {out}", flush=True)
     try:
         while True:
@@ -79,6 +82,9 @@ def run_training(args) -> int:
             line = (f"[{now - start:7.1f}s] iter {record['iteration']:4d} | frames {frames:,} "
                     f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
                     f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
+            if result.get("pruning_ratio") is not None:
+                record["pruning_ratio"] = float(result["pruning_ratio"])
+                line += f" | pruned {100 * record['pruning_ratio']:.1f}%"
             if args.eval_every and now - last_eval >= args.eval_every:
                 record["eval"] = _evaluate(algo, baselines, args)
                 for spec, ev in record["eval"].items():
@@ -101,9 +107,9 @@ def run_training(args) -> int:
             if done:
                 break
         for spec, ev in _evaluate(algo, baselines, args).items():
-            print(f"final ADP vs {spec} over {args.eval_deals} deals x 2 (sides swapped): {ev['adp']:+.3f} "
-                  f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; as landlord {ev['landlord']:+.3f}, "
-                  f"as peasants {ev['peasants']:+.3f} (team points)", flush=True)
+            parts = ", ".join(f"as {k} {v:+.3f}" for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high"))
+            print(f"final ADP vs {spec} over {args.eval_deals} deals x {len(ev) - 3} arrangements: {ev['adp']:+.3f} "
+                  f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}", flush=True)
     finally:
         progress.close()
         if writer is not None:
@@ -117,7 +123,11 @@ def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
     from cardrl.algorithms.dmc.agent import evaluate_against
 
     modules = algo.q_modules()
-    return {spec: evaluate_against(modules, agent, args.game, deals=args.eval_deals, seed=args.seed + 1)
+    # GuanDan is evaluated per deal here (DanZero's deal points, teams swapped); whole-match win rates are
+    # cardrl.eval.guandan_matches' job.
+    env_config = {"match": False} if args.game == "guandan" else None
+    return {spec: evaluate_against(modules, agent, args.game, deals=args.eval_deals, seed=args.seed + 1,
+                                   env_config=env_config)
             for spec, agent in baselines.items()}
 
 

@@ -69,8 +69,9 @@ def _agent_for(agents: AgentsArg, seat: int) -> Agent:
                          f"seat (got {len(agents)} agents)") from None
 
 
-def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str = "adp") -> np.ndarray:
-    """Deal ``seed`` on ``game`` and play it to the end; returns ``game.payoffs(reward)`` (one value per seat).
+def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str | None = None) -> np.ndarray:
+    """Deal ``seed`` on ``game`` and play it to the end; returns ``game.payoffs(reward)`` (one value per seat;
+    ``reward=None``: the game's default payoff, e.g. DouDiZhu's ADP, Big2's card penalties, GuanDan's DanZero points).
 
     ``agents`` maps seats to agents (a dict, or a list indexed by seat). Each distinct agent is reset once with
     ``seed`` before the deal. A move outside ``legal_moves`` raises ``ValueError`` naming the agent.
@@ -91,4 +92,4 @@ def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str = "adp")
         except (ValueError, TypeError) as err:  # IllegalMoveError is a ValueError
             raise ValueError(f"agent {agent.name!r} at seat {seat} returned an illegal action {action!r}: "
                              f"{err}") from err
-    return game.payoffs(reward)
+    return game.payoffs() if reward is None else game.payoffs(reward)

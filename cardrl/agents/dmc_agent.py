@@ -18,7 +18,7 @@ from cardrl.features.douzero import DouZeroFeatures
 from cardrl.games.doudizhu import ROLES, DouDizhuView
 from cardrl.games.doudizhu_moves import doudizhu_move_table
 
-__all__ = ["DMCAgent", "check_modules_fit"]
+__all__ = ["DMCAgent", "SharedDMCAgent", "check_modules_fit"]
 
 
 def check_modules_fit(modules: Mapping[str, Any], features: DouZeroFeatures, where: str) -> None:
@@ -78,3 +78,61 @@ class DMCAgent(Agent):
         if len(legal) == 1:
             return int(legal[0])
         return int(legal[int(np.argmax(self.q_values(view, legal)))])
+
+
+class SharedDMCAgent(Agent):
+    """Greedy player over ONE DMC Q-network shared by every seat: Big2 (Luo & Tan 2024's unified features, Table 14;
+    BigZero's setting) and GuanDan (DanZero's 513-dim features, Lu et al. 2023). ``argmax_a Q(s, a)`` over the legal
+    moves; ties go to the first legal move. The seat's identity is in the features, so one module serves all seats.
+
+    ``game`` is ``"big2"`` or ``"guandan"``; ``module`` a DMC Q-module (``q_values(state, history, actions)``).
+    Legal moves are Big2 move ids, or GuanDan ``Move`` values (what ``GuanDanGame.legal_moves()`` gives).
+    """
+
+    name = "dmc"
+
+    def __init__(self, module: Any, game: str, straight_order: str = "bigzero", name: str | None = None):
+        if game == "big2":
+            from cardrl.features.unified import UnifiedFeatures
+            from cardrl.games.big2_moves import big2_move_table
+
+            self.features = UnifiedFeatures()
+            self.table = big2_move_table(straight_order)
+            want = (self.features.state_dim(None), tuple(self.features.HISTORY_SHAPE), self.features.ACTION_DIM)
+        elif game == "guandan":
+            from cardrl.features.danzero import DanZeroFeatures
+
+            self.features = DanZeroFeatures()
+            self.table = None
+            want = (self.features.state_dim(None), None, self.features.ACTION_DIM)
+        else:
+            raise ValueError(f"SharedDMCAgent plays big2 or guandan, not {game!r} (DouDiZhu: DMCAgent)")
+        net = getattr(module, "net", None)
+        if net is None:
+            raise ValueError(f"SharedDMCAgent needs a cardrl DMC Q-module, got {type(module).__name__}")
+        have = (net.state_dim, None if net.history_shape is None else tuple(net.history_shape), net.action_dim)
+        if have != want:
+            raise ValueError(f"the Q-module takes (state, history, action) = {have}, but {game}'s "
+                             f"{self.features.name} features are {want}: not a {game} DMC checkpoint")
+        self.game = game
+        self.module = module
+        if hasattr(module, "eval"):
+            module.eval()
+        if name is not None:
+            self.name = name
+
+    def q_values(self, view: Any, legal_moves) -> np.ndarray:
+        if self.game == "big2":
+            state, history = self.features.split(self.features.encode_view(view, self.table))
+            actions = self.features.action_features(self.table, np.asarray(legal_moves))
+        else:
+            state, history = self.features.encode_view(view), None
+            actions = self.features.action_features(list(legal_moves))
+        return self.module.q_values(state, history, actions).cpu().numpy()
+
+    def act(self, view: Any, legal_moves) -> Any:
+        if len(legal_moves) == 0:
+            raise ValueError("SharedDMCAgent.act got no legal moves (is the game over?)")
+        best = 0 if len(legal_moves) == 1 else int(np.argmax(self.q_values(view, legal_moves)))
+        move = legal_moves[best]
+        return int(move) if isinstance(move, (int, np.integer)) else move

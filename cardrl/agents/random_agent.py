@@ -30,7 +30,8 @@ class RandomAgent(Agent):
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng([self.seed, int(seed)])
 
-    def act(self, view: Any, legal_moves: np.ndarray) -> int:
+    def act(self, view: Any, legal_moves) -> Any:
         if len(legal_moves) == 0:
             raise ValueError("RandomAgent.act got no legal moves (is the game over?)")
-        return int(legal_moves[self.rng.integers(len(legal_moves))])
+        move = legal_moves[self.rng.integers(len(legal_moves))]
+        return int(move) if isinstance(move, (int, np.integer)) else move  # GuanDan's legal moves are Move values

@@ -1,7 +1,7 @@
 """Evaluation (DESIGN.md layer 6): duplicate-deal tournaments and leagues with WP/ADP and 95% t-intervals.
 
 - :mod:`cardrl.eval.deals`: seeded, shareable deal files (:func:`generate_deals`, :func:`load_deals`).
-- :mod:`cardrl.eval.protocols`: per game, how a deal is replayed with sides swapped and scored.
+- :mod:`cardrl.eval.protocols`: per game, how a deal is replayed with sides swapped (seats rotated) and scored.
 - :mod:`cardrl.eval.agents`: agents from spec strings, DMC and DouZero checkpoints.
 - :mod:`cardrl.eval.tournament`: :func:`run_tournament`, :func:`run_league` (in process or on Ray).
 """

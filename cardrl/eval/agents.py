@@ -4,9 +4,9 @@ Spec grammar (checked by :func:`parse_agent_spec` before anything is built or pl
 
 - ``random`` or ``random:SEED``: :class:`~cardrl.agents.RandomAgent` (without SEED the tournament gives side A
   and side B different seeds; equal SEEDs make identical players).
-- ``rule``: :class:`~cardrl.agents.DouDizhuRuleAgent` (DouDiZhu).
+- ``rule``: :class:`~cardrl.agents.DouDizhuRuleAgent` (DouDiZhu), :class:`~cardrl.agents.Big2RuleAgent` (Big2).
 - ``mcs-greedy``: the greedy Minimum-Combination-Search agent of ``cardrl.search`` (Luo & Tan 2024, Sec. 4.3),
-  when that module provides ``MCSGreedyAgent``.
+  DouDiZhu and Big2, when that module provides ``MCSGreedyAgent``.
 - ``checkpoint:PATH[:MODULE]``: a cardrl DMC checkpoint. PATH is an algorithm checkpoint directory (its
   ``learner_group/learner/rl_module``) or a multi-module directory; each seat plays the module named like its
   role. With ``:MODULE`` that one module plays every seat (games with one shared network).
@@ -28,11 +28,12 @@ from cardrl.agents.base import Agent
 __all__ = ["AgentSpec", "parse_agent_spec", "build_agent", "load_dmc_checkpoint_modules",
            "load_douzero_checkpoints", "SPEC_KINDS", "DOUZERO_FILES"]
 
-SPEC_KINDS = ("random", "rule", "mcs-greedy", "checkpoint", "douzero")
-SPEC_HELP = "random[:SEED] | rule | mcs-greedy | checkpoint:PATH[:MODULE] | douzero:DIR"
+SPEC_KINDS = ("random", "rule", "rule-control", "mcs-greedy", "checkpoint", "douzero")
+SPEC_HELP = "random[:SEED] | rule | rule-control (GuanDan) | mcs-greedy | checkpoint:PATH[:MODULE] | douzero:DIR"
 DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ckpt",
                  "landlord_up": "landlord_up.ckpt"}
-_RULE_GAMES = {"rule": ("doudizhu",), "douzero": ("doudizhu",), "mcs-greedy": ("doudizhu",)}
+_RULE_GAMES = {"rule": ("doudizhu", "big2", "guandan"), "rule-control": ("guandan",), "douzero": ("doudizhu",),
+               "mcs-greedy": ("doudizhu", "big2")}
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
         if not rest.isdigit():
             raise ValueError(f"agent spec {text!r} does not parse: random:SEED needs a non-negative int seed")
         return AgentSpec(text, "random", seed=int(rest))
-    if kind in ("rule", "mcs-greedy"):
+    if kind in ("rule", "rule-control", "mcs-greedy"):
         if rest:
             raise ValueError(f"agent spec {text!r} does not parse: {kind} takes no argument")
         return AgentSpec(text, kind)
@@ -92,12 +93,24 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
         from cardrl.agents import RandomAgent
 
         agent = RandomAgent(spec.seed if spec.seed is not None else seed)
+    elif spec.kind == "rule" and game == "guandan":
+        from cardrl.agents import GuanDanShedAgent
+
+        agent = GuanDanShedAgent()
+    elif spec.kind == "rule-control":
+        from cardrl.agents import GuanDanControlAgent
+
+        agent = GuanDanControlAgent()
+    elif spec.kind == "rule" and game == "big2":
+        from cardrl.agents import Big2RuleAgent
+
+        agent = Big2RuleAgent(straight_order=options.get("straight_order", "bigzero"))
     elif spec.kind == "rule":
         from cardrl.agents import DouDizhuRuleAgent
 
         agent = DouDizhuRuleAgent(kickers=kickers)
     elif spec.kind == "mcs-greedy":
-        agent = _mcs_greedy(kickers)
+        agent = _mcs_greedy(game, options)
     elif spec.kind == "douzero":
         if kickers != "douzero":
             raise ValueError(f"DouZero's checkpoints play DouZero's move set (kickers='douzero'); the deals use "
@@ -106,17 +119,20 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
 
         agent = DMCAgent(load_douzero_checkpoints(spec.path), kickers=kickers)
     else:
-        from cardrl.agents.dmc_agent import DMCAgent
+        from cardrl.agents.dmc_agent import DMCAgent, SharedDMCAgent
 
-        if game != "doudizhu":
-            raise ValueError(f"checkpoint agents play doudizhu only so far, not {game!r}")
-        modules = load_dmc_checkpoint_modules(spec.path, game=game, kickers=kickers, module=spec.module)
-        agent = DMCAgent(modules, kickers=kickers)
+        if game in ("big2", "guandan"):
+            module = load_shared_checkpoint_module(spec.path, game=game, module=spec.module)
+            agent = SharedDMCAgent(module, game, straight_order=options.get("straight_order", "bigzero"))
+        else:
+            modules = load_dmc_checkpoint_modules(spec.path, game=game, kickers=kickers, module=spec.module)
+            agent = DMCAgent(modules, kickers=kickers)
     agent.name = spec.text
     return agent
 
 
-def _mcs_greedy(kickers: str) -> Agent:
+def _mcs_greedy(game: str, options: dict[str, Any]) -> Agent:
+    """``MCSGreedyAgent`` for ``game`` on the move table of the deal file's rule options."""
     try:
         from cardrl.search import MCSGreedyAgent  # type: ignore[attr-defined]
     except ImportError:
@@ -125,8 +141,12 @@ def _mcs_greedy(kickers: str) -> Agent:
         except ImportError:
             raise ValueError("agent spec 'mcs-greedy' needs cardrl.search.MCSGreedyAgent (Minimum Combination "
                              "Search), which this cardrl does not provide yet") from None
+    if game == "big2":
+        from cardrl.games.big2_moves import big2_move_table
+
+        return MCSGreedyAgent(game="big2", table=big2_move_table(options.get("straight_order", "bigzero")))
     try:
-        return MCSGreedyAgent(kickers=kickers)
+        return MCSGreedyAgent(kickers=options.get("kickers", "douzero"))
     except TypeError:
         return MCSGreedyAgent()
 
@@ -136,6 +156,39 @@ def _module_root(path: Path) -> Path:
     """The directory holding one sub-directory per module: ``PATH/learner_group/learner/rl_module`` or PATH."""
     nested = path / "learner_group" / "learner" / "rl_module"
     return nested if nested.is_dir() else path
+
+
+def _check_algorithm_checkpoint(root: Path, game: str) -> dict:
+    from cardrl.algorithms.dmc.dmc import read_checkpoint_counters
+    from cardrl.envs.rllib import GAME_ENVS
+
+    counters = read_checkpoint_counters(root)
+    if not counters:
+        raise ValueError(f"{root} is an RLlib checkpoint but not a cardrl DMC one (no DMC counters)")
+    want = GAME_ENVS.get(game, game)
+    if counters.get("game") != want:
+        raise ValueError(f"checkpoint {root} was trained on {counters.get('game')!r}, not on {game!r} ({want!r})")
+    return counters
+
+
+def load_shared_checkpoint_module(path: str | Path, game: str, module: str | None = None) -> Any:
+    """The shared Q-module (``"shared"``, or ``module``) of a Big2 / GuanDan DMC checkpoint (eval mode, CPU); the
+    checkpoint's game is checked when it is an algorithm checkpoint."""
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"checkpoint directory {root} does not exist")
+    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file():
+        _check_algorithm_checkpoint(root, game)
+    mroot = _module_root(root)
+    name = module or "shared"
+    if not (mroot / name).is_dir():
+        have = sorted(p.name for p in mroot.iterdir() if p.is_dir()) if mroot.is_dir() else []
+        raise ValueError(f"checkpoint {root} has no module {name!r} (under {mroot}; it has {have})")
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    loaded = RLModule.from_checkpoint(str(mroot / name))
+    loaded.eval()
+    return loaded
 
 
 def load_dmc_checkpoint_modules(path: str | Path, game: str = "doudizhu", kickers: str = "douzero",

@@ -1,5 +1,6 @@
 """``cardrl eval``: duplicate tournaments (``--a SPEC --b SPEC``) and leagues (``--league SPEC ...``) printed as
-markdown tables (Luo & Tan 2024, Tables 4, 5 and 10), on a seeded or saved deal file."""
+markdown tables (Luo & Tan 2024, Tables 4, 5 and 10), on a seeded or saved deal file, for every game with a
+tournament protocol (``cardrl eval doudizhu ...``, ``cardrl eval big2 --a rule --b random --deals 1000``)."""
 
 from __future__ import annotations
 
@@ -24,10 +25,14 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated deals")
     parser.add_argument("--kickers", default=None, choices=["douzero", "distinct"],
                         help="DouDiZhu move set of generated deals (default douzero)")
+    parser.add_argument("--straight-order", default=None, choices=["bigzero", "low"],
+                        help="Big2 straight order of generated deals (default bigzero)")
     parser.add_argument("--save-deals", default=None, help="write the deals played to this .npz file")
     parser.add_argument("--workers", type=int, default=2, help="Ray tasks at a time (0: play in this process)")
     parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task")
     parser.add_argument("--out", default=None, help="league: write PREFIX.md and PREFIX.csv")
+    parser.add_argument("--max-deals", type=int, default=None,
+                        help="GuanDan: cut every match after this many deals (default: play until a team wins)")
 
 
 def main_eval(args: argparse.Namespace) -> int:
@@ -47,10 +52,14 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.a is not None and args.b is None:
         raise ValueError("--a needs --b (the opponent's agent spec)")
+    if args.game == "guandan":
+        return _run_guandan(args)
     if args.deal_file is not None:
         deals = load_deals(args.deal_file, args.game)
     else:
         options = {} if args.kickers is None else {"kickers": args.kickers}
+        if getattr(args, "straight_order", None) is not None:
+            options["straight_order"] = args.straight_order
         deals = generate_deals(args.game, args.deals if args.deals is not None else 1000, args.seed, **options)
     if args.save_deals:
         print(f"deals saved to {deals.save(args.save_deals)}")
@@ -73,4 +82,23 @@ def _run(args: argparse.Namespace) -> int:
     played = matches * len(deals)
     print(f"\n{matches} tournament(s) x {len(deals)} deals in {elapsed:.1f} s ({played / elapsed:.0f} deals/s, "
           f"{args.workers} worker(s))")
+    return 0
+
+
+def _run_guandan(args: argparse.Namespace) -> int:
+    """GuanDan: whole matches, each played twice with the teams swapped (``--deals`` = number of matches)."""
+    from cardrl.eval.agents import build_agent
+    from cardrl.eval.guandan_matches import run_guandan_matches
+
+    if args.league is not None or args.deal_file is not None or args.save_deals:
+        raise ValueError("GuanDan is evaluated in whole seeded matches: --league, --deal-file and --save-deals are "
+                         "for DouDiZhu and Big2; use --a, --b, --deals (matches), --seed, --max-deals")
+    a, b = build_agent(args.a, "guandan", seed=args.seed), build_agent(args.b, "guandan", seed=args.seed + 1)
+    a.name, b.name = args.a, args.b
+    start = time.perf_counter()
+    result = run_guandan_matches(a, b, args.deals if args.deals is not None else 100, args.seed,
+                                 max_deals=args.max_deals, num_workers=args.workers)
+    print(result.table())
+    elapsed = time.perf_counter() - start
+    print(f"\n{result.games} matches in {elapsed:.1f} s ({args.workers} worker(s))")
     return 0

@@ -3,10 +3,13 @@ and 10; DouZero+, Zhao et al. 2022, Sec. V; DouZero's protocol).
 
 Every deal of a :class:`~cardrl.eval.deals.DealSet` is replayed once per arrangement of the game's
 :class:`~cardrl.eval.protocols.TournamentProtocol` (DouDiZhu: A as landlord against B as both peasants, then
-B as landlord against A as peasants). Metrics, as the papers define them:
+B as landlord against A as peasants; Big2: A in each of the four seats against B in the other three). Metrics,
+as the papers define them:
 
 - **ADP** (average difference in points): side A's points per game, the base point 1 doubled by every bomb
-  (DouDiZhu: ``+-2 x 2^bombs``, the team payoff, as DouZero's ``evaluate.py`` counts it). A deal's sample is
+  (DouDiZhu: ``+-2 x 2^bombs``, the team payoff, as DouZero's ``evaluate.py`` counts it; Big2: the card penalty
+  payoff of A's seat, i.e. the cards the three others hold when A goes out, or minus A's cards left, "losing
+  points" / EV as BigZero counts them, Luo & Tan 2024, Sec. 5.1). A deal's sample is
   the mean over its arrangements; ADP is the mean of the N samples with a 95% Student-t interval (scipy), as in
   the papers' "10,000 samples ... T-test".
 - **WP** (winning percentage): games won by A / games played, with the same kind of interval over deals.
@@ -115,7 +118,7 @@ class TournamentResult:
         """A markdown table: overall ADP and WP with 95% intervals, then one row per arrangement."""
         lo, hi = self.adp_interval
         wlo, whi = self.wp_interval
-        rows = [f"{self.a} vs {self.b}: {self.game}, {self.deals} deals x {len(self.labels)} (sides swapped), "
+        rows = [f"{self.a} vs {self.b}: {self.game}, {self.deals} deals x {len(self.labels)} seat arrangements, "
                 f"{self.games} games",
                 "",
                 "| side A | games | ADP mean | ADP 95% interval | WP | WP 95% interval |",
@@ -179,9 +182,8 @@ def _play_chunk(game: str, options: dict, a: Agent, b: Agent, seeds: np.ndarray,
             check_hands(engine, int(seed), hands[i], start + i)
             for k, seats in enumerate(protocol.arrangements):
                 agents = [a if s in seats else b for s in range(protocol.num_players)]
-                payoffs = play_game(engine, agents, int(seed), reward="adp")
-                scores[i, k] = protocol.score_a(payoffs, k)
-                wins[i, k] = protocol.score_a(engine.payoffs("wp"), k) > 0
+                payoffs = play_game(engine, agents, int(seed), reward=protocol.reward)
+                scores[i, k], wins[i, k] = protocol.outcome(engine, payoffs, k)
     finally:
         if torch is not None:
             torch.set_num_threads(threads)

@@ -18,6 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.cards import NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
+from cardrl.games.common import (  # re-exported: they were first defined here
+    GameOverError,
+    IllegalMoveError,
+    TableGameMixin,
+    check_action_type,
+    check_seed,
+    table_move_reason,
+)
 from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
 
 NUM_PLAYERS = 3
@@ -25,38 +33,18 @@ ROLES = ("landlord", "landlord_down", "landlord_up")
 REWARDS = ("adp", "wp")
 _DECK = np.array([r for r in range(13) for _ in range(4)] + [13, 14], dtype=np.int64)
 _BOMB_CATEGORIES = (int(Category.BOMB), int(Category.ROCKET))
+_check_action_type = check_action_type  # the old private name
 
 
-class IllegalMoveError(ValueError):
-    """A move that is not legal in the current state (the state is left unchanged)."""
-
-
-class GameOverError(RuntimeError):
-    """A step after the game has ended."""
-
-
-def check_seed(seed) -> int:
-    """The seed as an int, or a TypeError/ValueError that says what a seed must be."""
-    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be a non-negative int, got {type(seed).__name__} {seed!r}")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative int, got {seed}")
-    return int(seed)
-
-
-def _check_action_type(action) -> int:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"an action must be an int move id, got {type(action).__name__} {action!r}")
-    return int(action)
-
-
-class DouDizhuGame:
+class DouDizhuGame(TableGameMixin):
     """One deal of DouDiZhu; see the module docstring for seats, roles, bidding and payoffs.
 
     ``reset(seed)`` deals; ``legal_moves()``, ``step(move)``, ``current_player``, ``is_over`` and
     ``payoffs()`` play it; ``view(seat)`` and ``oracle_view()`` expose what a player (or an oracle) sees;
     ``copy()`` is cheap and ``replay(seed, actions)`` rebuilds a state exactly.
     """
+
+    name = "doudizhu"
 
     def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
         self.table = doudizhu_move_table(kickers)
@@ -136,10 +124,6 @@ class DouDizhuGame:
             raise RuntimeError("roles are not known before bidding has ended")
         return (self.landlord + ROLES.index(role)) % NUM_PLAYERS
 
-    def _require_deal(self) -> None:
-        if self.phase is None:
-            raise RuntimeError("no deal yet: call reset(seed) first")
-
     def legal_moves(self) -> np.ndarray:
         """Sorted ids of the legal actions of the player to move (bid actions during bidding)."""
         self._require_deal()
@@ -152,7 +136,7 @@ class DouDizhuGame:
     def is_legal(self, action: int) -> bool:
         """Whether ``action`` (an int id) is legal for the player to move; a non-int raises TypeError."""
         self._require_deal()
-        action = _check_action_type(action)
+        action = check_action_type(action)
         if self.phase == "bid":
             return action == self.num_moves or self.num_moves + self.bid < action <= self.num_moves + 3
         if self.phase != "play" or not 0 <= action < self.num_moves:
@@ -167,7 +151,7 @@ class DouDizhuGame:
         self._require_deal()
         if self.phase == "over":
             raise GameOverError("the game is over; call reset(seed) to deal again")
-        action = _check_action_type(action)
+        action = check_action_type(action)
         if not self.is_legal(action):
             raise IllegalMoveError(self._illegal_reason(action))
         self.actions.append(action)
@@ -183,16 +167,9 @@ class DouDizhuGame:
             allowed = ["pass"] + [str(b) for b in range(self.bid + 1, 4)]
             return (f"{who} is bidding: action {action} is not a bid; allowed are {self.num_moves} (pass) and "
                     f"{self.num_moves}+b for b in {allowed[1:]}")
-        if not 0 <= action < self.num_moves:
-            return f"action {action} is out of range: move ids are 0..{self.num_moves - 1}"
-        move = self.table.strings[action]
         hand = rank_counts_to_string(self.hands[self.current_player])
-        if action == self.table.pass_id:
-            return f"{who} leads and may not pass"
-        if int(self.table.bits[action]) & ~rank_counts_to_bits(self.hands[self.current_player]):
-            return f"{who} does not hold the cards of move {action} ({move}); hand is {hand}"
-        last = self.table.strings[self.last_move]
-        return f"move {action} ({move}) does not beat the last move {self.last_move} ({last})"
+        return table_move_reason(self.table, action, rank_counts_to_bits(self.hands[self.current_player]),
+                                 self.last_move, who, hand)
 
     def _step_bid(self, bid: int) -> None:
         self.bids.append(bid)
@@ -278,14 +255,6 @@ class DouDizhuGame:
         for name in ("history", "history_seats", "bids", "actions", "_bits_cache"):
             setattr(new, name, list(getattr(self, name)))
         return new
-
-    @classmethod
-    def replay(cls, seed: int, actions, **options) -> "DouDizhuGame":
-        """The state after dealing ``seed`` and applying ``actions`` (as recorded in ``game.actions``)."""
-        game = cls(**options).reset(seed)
-        for action in actions:
-            game.step(action)
-        return game
 
     def render(self) -> str:
         """A readable text picture of the deal: hands, the trick to beat, and the recent moves."""

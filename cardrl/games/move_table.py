@@ -31,7 +31,7 @@ class MoveTable:
     bits: np.ndarray  # (M,) uint64
     category: np.ndarray  # (M,) int8
     length: np.ndarray  # (M,) int8
-    rank: np.ndarray  # (M,) int8
+    rank: np.ndarray  # (M,) int8 by default; the order key within a class of comparable moves (rank_dtype)
     strings: tuple[str, ...]
     pass_id: int
     group_start: np.ndarray  # (G,) int64, first move id of each group
@@ -105,6 +105,7 @@ def build_move_table(
     moves: list[tuple[int, int, int, np.ndarray, np.ndarray, str]],
     beats_classes: "callable",
     rank_counts: np.ndarray,
+    rank_dtype: type = np.int8,
 ) -> MoveTable:
     """Assemble a :class:`MoveTable` from enumerated moves.
 
@@ -115,14 +116,15 @@ def build_move_table(
 
     ``beats_classes(category, length, rank, groups)`` returns the follow ranges ``(lo1, hi1, lo2, hi2)``
     in group indices for a move of that kind, given the group table as arrays (category, length, rank).
-    ``rank_counts`` (M, R) gives each move's cards per rank.
+    ``rank_counts`` (M, R) gives each move's cards per rank. ``rank_dtype`` is the dtype of the stored
+    ``rank``: int8 suffices for main ranks (DouDiZhu); Big2 stores a wider order key (int32) there.
     """
     from cardrl.cards import vectors_to_bits
 
     m = len(moves)
     category = np.array([mv[0] for mv in moves], dtype=np.int8)
     length = np.array([mv[1] for mv in moves], dtype=np.int8)
-    rank = np.array([mv[2] for mv in moves], dtype=np.int8)
+    rank = np.array([mv[2] for mv in moves], dtype=rank_dtype)
     cards = np.stack([mv[3] for mv in moves]).astype(np.uint8)
     mains = np.stack([mv[4] for mv in moves]).astype(np.uint8)
     strings = tuple(mv[5] for mv in moves)

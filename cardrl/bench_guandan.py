@@ -1,0 +1,171 @@
+"""Environment speed benchmark for GuanDan (``cardrl bench env guandan``): engine, DanZero features, PettingZoo env.
+
+One call of :func:`bench_env_guandan` measures, on this machine and in one process:
+
+* random play of single deals (``match=False``, level 2) through the bare engine
+  (:class:`~cardrl.games.guandan.GuanDanGame`), the engine plus DanZero's features
+  (:class:`~cardrl.features.danzero.DanZeroFeatures` ``encode`` for the player to move at every step), and the
+  PettingZoo env ``cardrl.envs.guandan_v0`` (513-dim observation and 135,179-id action mask at every step);
+  deals/s and steps/s;
+* the DanZero encoding alone, in microseconds per call, on positions sampled from random play;
+* legal-move generation on 27-card leads (random hands at random levels, the player to move may play anything),
+  mean and p99 CPU microseconds per call, and the mean legal-set size.
+
+No GuanDan peer exists on PyPI (douzero, rlcard and open_spiel have no GuanDan; the DanZero authors' engine is a
+competition server, not a package), so only cardrl is measured. A step is one action of a player (passes
+included); every player picks uniformly random legal moves. Rates are per CPU-second of the process, as in
+:mod:`cardrl.bench`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+from cardrl.bench import _machine, _num, _rate_loop, _us_per_call
+from cardrl.games.guandan import GuanDanGame, deal_cards
+from cardrl.games.guandan_moves import legal_moves
+
+__all__ = ["bench_env_guandan", "format_bench_env_guandan", "main_bench_env_guandan", "NO_PEER"]
+
+NO_PEER = ("no GuanDan peer exists on PyPI (douzero, rlcard and open_spiel have no GuanDan; DanZero's engine is a "
+           "competition server, not a package): cardrl only")
+_LEAD_HANDS = 200
+_POSITIONS = 200
+
+
+def guandan_lead_hands(count: int = _LEAD_HANDS, seed: int = 0) -> list[tuple[np.ndarray, int]]:
+    """``count`` random 27-card hands (54 counts) with a random level each, the same on every run."""
+    rng = np.random.default_rng(seed)
+    return [(deal_cards(seed, i)[0][int(rng.integers(4))], int(rng.integers(13))) for i in range(count)]
+
+
+def _engine(seconds: float, features: bool) -> dict[str, Any]:
+    game = GuanDanGame(match=False)
+    rng = np.random.default_rng(0)
+    encode = None
+    if features:
+        from cardrl.features.danzero import DanZeroFeatures, wild_flags
+
+        encode = DanZeroFeatures().encode
+        wild_flags(np.full(54, 1, dtype=np.int8), 0)  # compile the numba kernel outside the timed loop
+
+    def play(i: int) -> int:
+        game.reset(i)
+        steps = 0
+        while not game.is_over:
+            if encode is not None:
+                encode(game, game.current_player)
+            legal = game.legal_moves()
+            game.step(int(rng.integers(len(legal))))
+            steps += 1
+        return steps
+
+    return _rate_loop(play, seconds)
+
+
+def _env(seconds: float) -> dict[str, Any]:
+    from cardrl.envs import guandan_v0
+
+    env = guandan_v0.env(match=False)
+    guandan_v0.level_table(0)  # built once per process (~1-2 s), not part of the rate
+    rng = np.random.default_rng(0)
+
+    def play(i: int) -> int:
+        env.reset(seed=i)
+        steps = 0
+        for _agent in env.agent_iter():
+            obs, _rew, term, trunc, _info = env.last()
+            if term or trunc:
+                action = None
+            else:
+                legal = np.flatnonzero(obs["action_mask"].view(bool))  # 0/1 int8 read as bool: 10x faster
+                action = int(legal[rng.integers(len(legal))])
+                steps += 1
+            env.step(action)
+        return steps
+
+    return _rate_loop(play, seconds)
+
+
+def _positions(count: int, seed: int = 0) -> list[tuple[GuanDanGame, int]]:
+    """``count`` (game, seat to move) positions from random play, spread over whole deals."""
+    rng = np.random.default_rng(seed)
+    out: list[tuple[GuanDanGame, int]] = []
+    deal = 0
+    while len(out) < count:
+        game = GuanDanGame(match=False).reset(deal)
+        deal += 1
+        while not game.is_over and len(out) < count:
+            if rng.random() < 0.2:
+                out.append((game.copy(), game.current_player))
+            game.step(int(rng.integers(len(game.legal_moves()))))
+    return out
+
+
+def _lead_timings(hands: list[tuple[np.ndarray, int]], seconds: float) -> dict[str, float]:
+    """Per-call CPU microseconds (``time.thread_time``, so that other processes on the cores do not count) of
+    ``legal_moves(hand, None, level)``: mean, p99, and the mean and max legal-set sizes."""
+    times: list[float] = []
+    sizes: list[int] = []
+    start = time.perf_counter()
+    while True:
+        for hand, level in hands:
+            t0 = time.thread_time()
+            moves = legal_moves(hand, None, level)
+            times.append(time.thread_time() - t0)
+            sizes.append(len(moves))
+        if time.perf_counter() - start >= seconds:
+            break
+    us = 1e6 * np.asarray(times)
+    return {"mean_us": float(us.mean()), "p99_us": float(np.percentile(us, 99)), "moves": float(np.mean(sizes)),
+            "max_moves": float(np.max(sizes)), "calls": float(len(us))}
+
+
+def bench_env_guandan(seconds: float = 3.0) -> dict[str, Any]:
+    """Measure GuanDan environment speeds (module docstring); ``seconds`` per measurement.
+
+    Returns ``{"seconds", "machine", "ours": {"engine", "features", "env": rates, "encode_us": float,
+    "lead27": {"mean_us", "p99_us", "moves", "max_moves", "calls"}}, "peers": {}, "summary": [NO_PEER]}``.
+    """
+    if not seconds > 0:
+        raise ValueError(f"seconds must be > 0 (time spent per measurement), got {seconds!r}")
+    from cardrl.features.danzero import DanZeroFeatures
+
+    encode = DanZeroFeatures().encode
+    ours: dict[str, Any] = {
+        "engine": _engine(seconds, features=False),
+        "features": _engine(seconds, features=True),
+        "env": _env(seconds),
+        "encode_us": _us_per_call(lambda p: encode(p[0], p[1]), _positions(_POSITIONS), seconds),
+        "lead27": _lead_timings(guandan_lead_hands(), seconds),
+    }
+    return {"seconds": seconds, "machine": _machine(), "ours": ours, "peers": {}, "summary": [NO_PEER]}
+
+
+def format_bench_env_guandan(result: dict[str, Any]) -> str:
+    """The GuanDan benchmark result as a text table, ending with the no-peer line."""
+    ours = result["ours"]
+    lines = [f"GuanDan env benchmark: {result['seconds']:g} s per measurement; {result['machine']}",
+             "(rates per CPU-second of the benchmark process: equal to wall time on an idle machine)", "",
+             f"{'random play, single deals':<50}{'deals/s':>10}{'steps/s':>11}"]
+    for part, label in (("engine", "cardrl GuanDanGame, no features"),
+                        ("features", "cardrl GuanDanGame + DanZero features"),
+                        ("env", "cardrl guandan_v0 PettingZoo env (features + mask)")):
+        rate = ours[part]
+        lines.append(f"{label:<50}{_num(rate['games_per_s'], '{:,.2f}'):>10}{_num(rate['steps_per_s']):>11}")
+    lead = ours["lead27"]
+    lines += ["", f"{'DanZero features (danzero_v1) encode, us/call':<50}{ours['encode_us']:>10.1f}", "",
+              f"{'legal moves on 27-card leads (random levels)':<50}{'mean us':>10}{'p99 us':>11}{'moves':>9}",
+              f"{'cardrl guandan_moves.legal_moves':<50}{lead['mean_us']:>10,.0f}{lead['p99_us']:>11,.0f}"
+              f"{lead['moves']:>9,.0f}", "", *result["summary"]]
+    return "\n".join(lines)
+
+
+def main_bench_env_guandan(args: argparse.Namespace) -> int:
+    """``cardrl bench env guandan [--seconds N]``: runs and prints; returns 0 (``--no-peers`` changes nothing)."""
+    print(format_bench_env_guandan(bench_env_guandan(seconds=float(args.seconds))), flush=True)
+    return 0

@@ -1,0 +1,271 @@
+"""DanZero's GuanDan features (feature set ``danzero_v1``): the 513-dim state and the 54-dim action.
+
+Source: Lu et al. 2023 (DanZero, Sec. IV-A, "The feature of the state is composed of a vector with 513
+dimensions"), restated with index ranges in Zhao et al. 2024 (DanZero+, Sec. IV-A and Fig. 4). Card blocks use
+the engine's 54-kind order (:mod:`cardrl.games.guandan_moves`: kind ``4 * rank + suit``, ranks ``2..A``, suits
+``d c h s``, 52 black joker, 53 red joker) and hold *counts* 0, 1 or 2 per kind (DanZero's Fig. 3: "3 possible
+values for each element ... the number of cards of the corresponding suits and points").
+
+State layout (the DanZero+ index list, ends exclusive; the paper writes ``[462 - 501]`` and ``[501 - 513]``,
+which only add up to 513 read as half-open ranges):
+
+========  ====  ======================================================================================
+slice     size  meaning (seat-relative; "down" = next seat to play, "mate" = partner, "up" = previous)
+========  ====  ======================================================================================
+0:54        54  own hand, counts per kind
+54:108      54  cards not seen: every card not in the own hand and not played (the other hands together)
+108:162     54  the last move, i.e. the move to beat (counts); all zero when this seat leads the trick
+162:216     54  the partner's last action this deal: its cards; zero for a pass or before it has acted;
+                all -1 once the partner has finished
+216:300     84  cards left of down, mate, up: 3 one-hots of 28 (index = number of cards, 0..27)
+300:462    162  cards played this deal by down, mate, up: 3 x 54 counts
+462:501     39  levels: own team's, the opponents', the current deal's, 3 one-hots of 13 (index 0 = 2 .. 12 = A)
+501:513     12  wild-card flags (below); all zero when the hand holds no wild card
+========  ====  ======================================================================================
+
+Wild-card flags. The papers say only "whether we have wild cards in hand and whether these cards can make up
+Bombs, Straight Flushes, Straights, or other card types except Single and Joker Bomb". The 12 flags follow the
+authors' client code (``proc_universal`` of the DanZero/DanZero+ GuanDan clients) in their slots, with *our
+readings* (marked R) where that code is ambiguous or limited. ``w`` = wild cards held (1-2); "natural" counts
+leave the wild cards out; "the line" is the ace-low sequence line ``A 2 3 ... K A``.
+
+* [0] the hand holds a wild card.
+* [1] a straight flush that uses a wild card can be played: some suit and 5-window of the line lacks at most
+  ``w`` natural cards (the client: at most 1 missing in windows of 2..A; R: ace-low windows, ``w`` missing).
+* [2..7] thermometer of ``m`` = the largest natural count of one rank: flags ``m >= 6, 5, 4, 3, 2, 1`` (with a
+  wild these make a 7+/6/5/4-card bomb, a trio, a pair). R: the client counts distinct suits per rank, which
+  caps ``m`` at 4 and leaves [2] and [3] always 0; counts are what the thresholds mean.
+* [8] a straight that uses a wild card: some 5-window of the line lacks at most ``w`` ranks (client: a run of
+  4+ ranks held).
+* [9] a plate that uses a wild card: two adjacent ranks of the line lack at most ``w`` cards of two trios
+  (client: adjacent counts (2, >=3) or (>=3, 2)).
+* [10] a tube that uses a wild card: three adjacent ranks lack at most ``w`` cards of three pairs (client: one
+  single among three adjacent ranks holding >= 2).
+* [11] R: a three-with-two that uses a wild card: two different ranks lack at most ``w`` cards of a trio and a
+  pair (a pair of identical jokers can be the pair). The client's last flag marks two adjacent pairs; we use the
+  one card type the list above leaves out.
+
+R: flags [1] and [8..11] mean exactly "the hand has a legal lead of that category whose cards include a wild
+card" (when a natural combination exists, a wild can replace one of its cards); the tests check the fast kernel
+against :func:`cardrl.games.guandan_moves.legal_moves` on random hands.
+
+Other readings (R): a tribute receiver holds 28 cards until it has returned one (a decision of its own with
+``tribute_decisions=True``); the cards-left one-hot shows that as 27. "Played cards" are those of this deal's
+play phase (tribute and return cards move between hands and are not "played"); "the last move" of the papers is
+the move that must be beaten (what the legal moves depend on), not the latest action (which may be a pass); the
+partner's last action before it has acted is zero. The authors' client concatenates the blocks in another order
+(hand, flags, unseen, last, mate's last, played, cards left, levels) and numbers cards in its own suit order; we
+keep the papers' order and the engine's kinds.
+
+Action (54): the counts of the cards a move puts down, a wild card counted at its own kind (the heart level
+card), as DanZero does (the action list of the GuanDan server names physical cards). Two copies of a kind give a
+2. Moves with the same cards but a different use (a wild as the 2 or the 7 of a straight, a same-suit run as a
+straight or a straight flush) therefore share one encoding; :meth:`DanZeroFeatures.move_keys` returns the
+(category, rank) pair that tells them apart, and they have distinct action ids in the PettingZoo env (whose move
+tables key on cards, category and rank). Pass is all zero; the tribute
+and return decisions (``tribute_decisions=True``) encode their one card.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from numba import njit
+
+from cardrl.games.guandan import GuanDanGame, GuanDanView
+from cardrl.games.guandan_moves import NUM_KINDS, Move
+
+__all__ = ["DanZeroFeatures", "SLICES", "STATE_DIM", "wild_flags", "moves_to_counts"]
+
+STATE_DIM = 513
+SLICES = {
+    "hand": slice(0, 54),
+    "unseen": slice(54, 108),
+    "last_move": slice(108, 162),
+    "partner_last_move": slice(162, 216),
+    "cards_left": slice(216, 300),
+    "played": slice(300, 462),
+    "levels": slice(462, 501),
+    "wild_flags": slice(501, 513),
+}
+_LINE = np.array([12] + list(range(13)), dtype=np.int64)  # rank index at each position of the ace-low line
+
+
+@njit(cache=True, nogil=True)
+def _wild_flags_kernel(hand, level, line, flags):
+    """Fills ``flags`` (12 int8, zeroed) for a hand holding wild cards; see the module docstring."""
+    wild = 4 * level + 2
+    w = hand[wild]
+    flags[0] = 1
+    per = np.zeros((13, 4), dtype=np.int64)
+    for k in range(52):
+        if k != wild:
+            per[k // 4, k % 4] = hand[k]
+    rc = per.sum(axis=1)
+    # [1] straight flush: some suit and 5-window of the line lacks at most w cards
+    for s in range(4):
+        for start in range(10):
+            miss = 0
+            for p in range(start, start + 5):
+                if per[line[p], s] == 0:
+                    miss += 1
+            if miss <= w:
+                flags[1] = 1
+    m = rc.max()
+    for i in range(6):
+        if m >= 6 - i:
+            flags[2 + i] = 1
+    for start in range(10):  # [8] straight
+        miss = 0
+        for p in range(start, start + 5):
+            if rc[line[p]] == 0:
+                miss += 1
+        if miss <= w:
+            flags[8] = 1
+    for start in range(13):  # [9] plate: two trios
+        miss = max(0, 3 - rc[line[start]]) + max(0, 3 - rc[line[start + 1]])
+        if miss <= w:
+            flags[9] = 1
+    for start in range(12):  # [10] tube: three pairs
+        miss = 0
+        for p in range(start, start + 3):
+            miss += max(0, 2 - rc[line[p]])
+        if miss <= w:
+            flags[10] = 1
+    joker_pair = hand[52] == 2 or hand[53] == 2
+    for t in range(13):  # [11] three-with-two
+        tn = max(0, 3 - rc[t])
+        if joker_pair and tn <= w:
+            flags[11] = 1
+        for q in range(13):
+            if q != t:
+                miss = tn + max(0, 2 - rc[q])
+                if miss <= w:
+                    flags[11] = 1
+    return flags
+
+
+def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
+    """The 12 wild-card flags of a 54-count ``hand`` at ``level`` (module docstring), int8 ``(12,)``."""
+    flags = np.zeros(12, dtype=np.int8)
+    if hand[4 * level + 2] == 0:
+        return flags
+    return _wild_flags_kernel(np.asarray(hand, dtype=np.int64), int(level), _LINE, flags)
+
+
+def moves_to_counts(moves: Sequence[Move], dtype=np.int8) -> np.ndarray:
+    """``(n, 54)`` card counts of ``moves`` (one vectorised bincount over all their cards)."""
+    n = len(moves)
+    if n == 0:
+        return np.zeros((0, NUM_KINDS), dtype=dtype)
+    lengths = np.fromiter((len(m[2]) for m in moves), dtype=np.int64, count=n)
+    flat = np.fromiter((k for m in moves for k in m[2]), dtype=np.int64, count=int(lengths.sum()))
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    return np.bincount(rows * NUM_KINDS + flat, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS).astype(dtype)
+
+
+def _move_counts(move: Move | None) -> np.ndarray | None:
+    if move is None or not move.cards:
+        return None
+    return np.bincount(np.asarray(move.cards, dtype=np.int64), minlength=NUM_KINDS)
+
+
+def _partner_last(history, partner: int) -> Move | None:
+    for seat, move in reversed(history):
+        if seat == partner:
+            return move
+    return None
+
+
+def _encode(out: np.ndarray, seat: int, hand, unseen, played, cards_left, last_move, history, finished,
+            team_levels, level: int) -> np.ndarray:
+    out[0:54] = hand
+    out[54:108] = unseen
+    last = _move_counts(last_move)
+    if last is not None:
+        out[108:162] = last
+    partner = (seat + 2) % 4
+    if partner in finished:
+        out[162:216] = -1.0
+    else:
+        mate = _move_counts(_partner_last(history, partner))
+        if mate is not None:
+            out[162:216] = mate
+    for i, other in enumerate(((seat + 1) % 4, partner, (seat + 3) % 4)):
+        out[216 + 28 * i + min(int(cards_left[other]), 27)] = 1.0  # 28 only between a tribute and its return
+        out[300 + 54 * i:354 + 54 * i] = played[other]
+    team = seat % 2
+    out[462 + team_levels[team]] = 1.0
+    out[475 + team_levels[1 - team]] = 1.0
+    out[488 + level] = 1.0
+    out[501:513] = wild_flags(hand, level)
+    return out
+
+
+class DanZeroFeatures:
+    """DanZero's GuanDan features (Lu et al. 2023 Sec. IV-A; DanZero+ Sec. IV-A, Fig. 4), name ``danzero_v1``.
+
+    ``encode(game, seat)`` / ``encode_view(view)`` give the 513-dim float32 state of the module docstring (no
+    history block: ``HISTORY_SHAPE = (0,)``), ``action_features(moves)`` the ``(n, 54)`` action vectors; the
+    DanZero Q-network input is ``[state | action]`` (567 values). Only what the seat may see is read.
+    """
+
+    name = "danzero_v1"
+    STATE_DIM = STATE_DIM
+    HISTORY_SHAPE = (0,)
+    HISTORY_DIM = 0
+    ACTION_DIM = NUM_KINDS
+    SLICES = SLICES
+
+    def state_dim(self, agent=None) -> int:
+        """513 for every seat (the argument is accepted for interface parity with DouZeroFeatures)."""
+        return STATE_DIM
+
+    def obs_dim(self, agent=None) -> int:
+        return STATE_DIM
+
+    def _out(self, out: np.ndarray | None) -> np.ndarray:
+        if out is None:
+            return np.zeros(STATE_DIM, dtype=np.float32)
+        if out.shape != (STATE_DIM,) or out.dtype != np.float32:
+            raise ValueError(f"out must be float32 of shape ({STATE_DIM},), got {out.dtype} {out.shape}")
+        out[:] = 0.0
+        return out
+
+    def encode(self, game: GuanDanGame, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The state of ``seat`` in ``game`` as float32 ``(513,)`` (``out``: a vector to fill in place)."""
+        if game.phase is None:
+            raise RuntimeError("the game has no deal yet: call reset(seed) first")
+        if isinstance(seat, bool) or seat not in range(4):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        hands = game.hands
+        hand = hands[seat]
+        unseen = hands.sum(axis=0) - hand
+        return _encode(self._out(out), seat, hand, unseen, game.played, hands.sum(axis=1), game.last_move,
+                       game.history, game.finished, game.team_levels, game.level)
+
+    def encode_view(self, view: GuanDanView, out: np.ndarray | None = None) -> np.ndarray:
+        """Same as :meth:`encode`, from a player's :class:`GuanDanView`."""
+        return _encode(self._out(out), view.seat, view.hand, view.unseen, view.played, view.cards_left,
+                       view.last_move, view.history, view.finished, view.team_levels, view.level)
+
+    def action_features(self, moves: Sequence[Move]) -> np.ndarray:
+        """``(n, 54)`` float32 card counts of ``moves`` (a list of :class:`Move`; pass: zeros)."""
+        if not all(isinstance(m, Move) for m in moves):
+            bad = next(m for m in moves if not isinstance(m, Move))
+            raise TypeError(f"moves must be GuanDan Move values (game.legal_moves()), got {type(bad).__name__} "
+                            f"{bad!r}")
+        return moves_to_counts(moves, np.float32)
+
+    @staticmethod
+    def move_keys(moves: Sequence[Move]) -> np.ndarray:
+        """``(n, 2)`` int8 ``(category, rank + 1)`` of ``moves``: what tells apart moves with the same cards."""
+        return np.array([(int(m[0]), int(m[1]) + 1) for m in moves], dtype=np.int8).reshape(len(moves), 2)
+
+    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+        """The named blocks of a state (or a batch ``(..., 513)``) as views."""
+        obs = np.asarray(obs)
+        if obs.ndim == 0 or obs.shape[-1] != STATE_DIM:
+            raise ValueError(f"a danzero_v1 state has {STATE_DIM} values in its last axis, got shape {obs.shape}")
+        return {name: obs[..., s] for name, s in SLICES.items()}

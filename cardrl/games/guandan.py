@@ -1,0 +1,569 @@
+"""The GuanDan rules engine (RULES.md "GuanDan"): deals, tricks, finishing order, DanZero rewards, and the
+match flow (team levels, promotion, level A, tribute and return). No gym/torch/ray.
+
+Sources: RULES.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (rewards +3/+2/+1, level-A rule);
+Zhao et al. 2024 (DanZero+) Sec. III-E (tribute heuristics), IV (match bonus +-1).
+
+Seats 0..3 play in order 0, 1, 2, 3; teams sit opposite: team 0 = seats 0 and 2, team 1 = seats 1 and 3.
+Levels are rank indices 0..12 (2..A) as in :mod:`cardrl.games.guandan_moves`.
+
+Actions
+    Legal sets vary per hand, so :meth:`GuanDanGame.legal_moves` returns a list of
+    :class:`~cardrl.games.guandan_moves.Move` values, and :meth:`GuanDanGame.step` takes either an index into
+    that list (an ``int``) or a ``Move`` of it. ``game.actions`` records the ``Move`` values (so a replay does
+    not depend on list order). With ``tribute_decisions=True`` the tribute card (which of the equally highest
+    cards) and the returned card are decisions too: moves of category ``TRIBUTE`` / ``RETURN`` in phases
+    ``"tribute"`` / ``"return"``; otherwise they are made by DanZero+'s heuristics (:func:`default_tribute`,
+    :func:`default_return`) as the deal starts.
+
+Match (``match=True``, the default; DanZero's episode): the first deal is played at level 2; each later deal
+at the level of the team that won the previous one. The first finisher's team goes up 3 / 2 / 1 levels when the
+partner finishes 2nd / 3rd / 4th, never past A. A team wins the match by winning a deal played at its own level
+A with the partner not last; after ``a_level_attempts`` failed deals at its own level A a team goes back to 2
+(``None``: never). ``max_deals`` (default ``None``) ends a match early without a winner. With ``match=False``
+one deal is played at ``level`` without tribute.
+
+Rewards (DanZero): per deal, +3 / +2 / +1 to each seat of the first finisher's team when the partner finishes
+2nd / 3rd / 4th, the negative to the others; a deal won at the winner's own level A with the partner last
+(which cannot end the match) scores 0. ``match_bonus=True`` adds +1 / -1 to every deal of a match once a team
+has won it (DanZero+). ``deal_rewards`` holds one (4,) array per finished deal; :meth:`payoffs` is their sum.
+
+Tribute (from the second deal): the last finisher gives the first finisher their highest card (the heart wild
+excluded; jokers are highest), even when the last finisher is the first finisher's partner (a 1-4 finish; RULES.md
+read literally, as in the DanZero authors' public engine); on a 1st+2nd finish both losers pay, the larger card to the first finisher and
+the smaller to the second (equal cards: the payer after the first finisher in seat order pays the first
+finisher). No tribute if the paying side holds both red jokers. Each receiver returns a card of rank <= 10 to
+its payer (a level card only with ``return_level_card=True``; a hand without such a card returns its lowest
+card). Who leads: the payer (the larger payer; on equal cards the payer after the first finisher), or the first
+finisher on a refusal. The first deal's leader is drawn from the seed.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+
+from cardrl.games.common import GameOverError, IllegalMoveError, check_seed
+from cardrl.games.guandan_moves import (
+    BLACK_JOKER, HEARTS, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name, cards_to_string,
+    check_level, legal_moves, move_to_string, power)
+
+NUM_PLAYERS = 4
+LEVEL_A = 12
+TRIBUTE = Category.TRIBUTE  # the tribute-phase decisions (not card plays)
+RETURN = Category.RETURN
+REWARDS = ("danzero",)
+_PROMOTION = {2: 3, 3: 2, 4: 1}  # partner's place -> levels gained (and the deal reward)
+_DECK = np.repeat(np.arange(NUM_KINDS), 2)
+
+__all__ = ["GuanDanGame", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
+           "default_tribute", "default_return", "tribute_candidates", "return_candidates", "team_of",
+           "partner_of"]
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def partner_of(seat: int) -> int:
+    return (seat + 2) % NUM_PLAYERS
+
+
+def _card_power(kind: int, level: int) -> int:
+    if kind == BLACK_JOKER:
+        return 14
+    if kind == RED_JOKER:
+        return 15
+    return power(kind // 4, level)
+
+
+def tribute_candidates(hand: np.ndarray, level: int) -> list[int]:
+    """The kinds a payer may give: the highest by single power, the heart wild excluded."""
+    wild = 4 * level + HEARTS
+    kinds = [k for k in range(NUM_KINDS) if hand[k] and k != wild]
+    if not kinds:
+        return []
+    top = max(_card_power(k, level) for k in kinds)
+    return [k for k in kinds if _card_power(k, level) == top]
+
+
+def return_candidates(hand: np.ndarray, level: int, return_level_card: bool = False) -> list[int]:
+    """The kinds a receiver may return: rank <= 10 (a level card only if allowed); if none, the lowest cards."""
+    kinds = [k for k in range(52) if hand[k] and k // 4 <= 8 and (return_level_card or k // 4 != level)]
+    if kinds:
+        return kinds
+    held = [k for k in range(NUM_KINDS) if hand[k]]
+    low = min(_card_power(k, level) for k in held)
+    return [k for k in held if _card_power(k, level) == low]
+
+
+def _protected_kinds(hand: np.ndarray, level: int) -> set[int]:
+    """Kinds in a natural bomb (>= 4 of a rank) or a natural straight flush of the hand (DanZero+ keeps them)."""
+    protected = set()
+    for rank in range(13):
+        if sum(int(hand[4 * rank + s]) for s in range(4)) >= 4:
+            protected.update(4 * rank + s for s in range(4))
+    counts = [int(c) for c in hand]
+    counts[4 * level + HEARTS] = 0  # without the wilds: the hand's own straight flushes
+    for move in MoveGenerator(counts, level).sequences(Category.STRAIGHT_FLUSH, -1):
+        protected.update(move.cards)
+    return protected
+
+
+def default_tribute(hand: np.ndarray, level: int) -> int:
+    """DanZero+'s tribute: the highest card is forced; among equal kinds keep straight flushes intact."""
+    candidates = tribute_candidates(hand, level)
+    protected = _protected_kinds(hand, level)
+    free = [k for k in candidates if k not in protected]
+    return (free or candidates)[0]
+
+
+def default_return(hand: np.ndarray, level: int, return_level_card: bool = False) -> int:
+    """DanZero+'s return (Sec. III-E): keep bombs and straight flushes; first a low card that only makes a
+    single, then one from a low pair or trio, then anything allowed (lowest rank first)."""
+    candidates = return_candidates(hand, level, return_level_card)
+    protected = _protected_kinds(hand, level)
+    rank_count = {r: sum(int(hand[4 * r + s]) for s in range(4)) for r in range(13)}
+
+    def key(k: int) -> tuple[int, int, int]:
+        rank = k // 4 if k < 52 else 13
+        if k in protected:
+            tier = 2
+        elif k < 52 and rank_count[rank] == 1:
+            tier = 0
+        else:
+            tier = 1
+        return (tier, _card_power(k, level), k)
+
+    return min(candidates, key=key)
+
+
+def deal_cards(seed: int, deal_index: int) -> tuple[np.ndarray, int]:
+    """The (4, 54) hands of deal ``deal_index`` of a match seeded ``seed`` (27 cards each) and the leader drawn
+    for it (used by the first deal only)."""
+    rng = np.random.default_rng([seed, deal_index])
+    order = rng.permutation(_DECK)
+    hands = np.zeros((NUM_PLAYERS, NUM_KINDS), dtype=np.int8)
+    for seat in range(NUM_PLAYERS):
+        np.add.at(hands[seat], order[27 * seat:27 * (seat + 1)], 1)
+    return hands, int(rng.integers(NUM_PLAYERS))
+
+
+class GuanDanGame:
+    """A GuanDan match (or one deal with ``match=False``); see the module docstring for rules and actions.
+
+    ``reset(seed)`` deals; ``legal_moves()`` (a list of :class:`Move`), ``step(index_or_move)``,
+    ``current_player``, ``is_over`` and ``payoffs()`` play it; ``view(seat)`` / ``oracle_view()`` expose what a
+    player (or an oracle) sees; ``copy()`` is cheap and ``replay(seed, actions)`` rebuilds a state exactly.
+    """
+
+    def __init__(self, match: bool = True, level: int = 0, a_level_attempts: int | None = 3,
+                 return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
+                 max_deals: int | None = None):
+        self.match = bool(match)
+        self.start_level = check_level(level)
+        if a_level_attempts is not None and (not isinstance(a_level_attempts, int) or a_level_attempts < 1):
+            raise ValueError(f"a_level_attempts must be a positive int or None, got {a_level_attempts!r}")
+        if max_deals is not None and (not isinstance(max_deals, int) or max_deals < 1):
+            raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
+        self.a_level_attempts = a_level_attempts
+        self.return_level_card = bool(return_level_card)
+        self.match_bonus = bool(match_bonus)
+        self.tribute_decisions = bool(tribute_decisions)
+        self.max_deals = max_deals
+        self.phase: str | None = None
+        self.seed: int | None = None
+        self._legal: list[Move] | None = None
+        self._legal_set_cache: tuple | None = None
+
+    # ---- setup -------------------------------------------------------------------------------
+    def reset(self, seed: int) -> "GuanDanGame":
+        self.seed = check_seed(seed)
+        self.actions: list[Move] = []
+        self.team_levels = [self.start_level if not self.match else 0] * 2
+        self.level_team: int | None = None  # whose level this deal is played at (None: the first deal)
+        self.a_failures = [0, 0]
+        self.deal_index = -1
+        self.deal_rewards: list[np.ndarray] = []
+        self.deal_results: list[dict] = []
+        self.match_winner: int | None = None
+        self.last_finish: list[int] | None = None
+        self._start_deal()
+        return self
+
+    @property
+    def level(self) -> int:
+        """The level (rank index) the current deal is played at."""
+        return self.team_levels[self.level_team] if self.level_team is not None else self.team_levels[0]
+
+    def _start_deal(self) -> None:
+        self.deal_index += 1
+        self.hands, first_leader = deal_cards(self.seed, self.deal_index)
+        self.played = np.zeros((NUM_PLAYERS, NUM_KINDS), dtype=np.int8)
+        self.history: list[tuple[int, Move]] = []  # (seat, move) of this deal's play, passes included
+        self.finished: list[int] = []
+        self.last_move: Move | None = None
+        self.last_mover: int | None = None
+        self.passes = 0
+        self.tributes: list[tuple[int, int, int]] = []  # (payer, receiver, kind), public
+        self.returns: list[tuple[int, int, int]] = []  # (giver, receiver, kind), seen by the two
+        self.refused = False
+        self._pending: list[tuple[str, int, int]] = []  # ("tribute"|"return", seat, to) still to decide
+        self._legal = None
+        if self.deal_index == 0 or self.last_finish is None:
+            self._begin_play(first_leader)
+            return
+        self._plan_tribute()
+
+    # ---- tribute ------------------------------------------------------------------------------
+    def _plan_tribute(self) -> None:
+        first = self.last_finish[0]
+        winners = team_of(first)
+        double = len(self.last_finish) >= 2 and team_of(self.last_finish[1]) == winners
+        if double:
+            payers = [s for s in range(first + 1, first + 4) if team_of(s % 4) != winners]
+            payers = [s % 4 for s in payers]
+        else:
+            payers = [self.last_finish[3] if len(self.last_finish) == 4 else
+                      next(s for s in range(4) if s not in self.last_finish)]
+        red_jokers = sum(int(self.hands[p][RED_JOKER]) for p in payers)
+        if red_jokers >= 2:
+            self.refused = True
+            self._begin_play(first)
+            return
+        self._double = double
+        self._payers = payers
+        self._pending = [("tribute", p, -1) for p in payers]
+        self._advance_tribute()
+
+    def _advance_tribute(self) -> None:
+        """Resolve pending tribute decisions automatically unless they are the players' to make."""
+        while self._pending:
+            kind, seat, _ = self._pending[0]
+            if self.tribute_decisions:
+                self.phase = kind
+                self.current_player = seat
+                self._legal = None
+                return
+            choice = (default_tribute(self.hands[seat], self.level) if kind == "tribute"
+                      else default_return(self.hands[seat], self.level, self.return_level_card))
+            self._apply_tribute_choice(choice)
+        self._finish_tribute()
+
+    def _apply_tribute_choice(self, card: int) -> None:
+        kind, seat, to = self._pending.pop(0)
+        if kind == "tribute":
+            self.tributes.append((seat, -1, card))
+            if not any(k == "tribute" for k, _, _ in self._pending):
+                self._assign_tributes()
+        else:
+            self.hands[seat][card] -= 1
+            self.hands[to][card] += 1
+            self.returns.append((seat, to, card))
+
+    def _assign_tributes(self) -> None:
+        """All tributes are chosen: hand them over and queue the returns (first finisher's first)."""
+        first = self.last_finish[0]
+        paid = list(self.tributes)  # payers in seat order after the first finisher
+        if self._double:
+            second = partner_of(first)
+            paid.sort(key=lambda t: -_card_power(t[2], self.level))  # stable: ties keep seat order
+            receivers = [first, second]
+        else:
+            receivers = [first]
+        self.tributes = [(payer, to, card) for (payer, _, card), to in zip(paid, receivers)]
+        for payer, to, card in self.tributes:
+            self.hands[payer][card] -= 1
+            self.hands[to][card] += 1
+        self._leader_after_tribute = self.tributes[0][0]
+        self._pending = [("return", to, payer) for payer, to, _ in self.tributes]
+
+    def _finish_tribute(self) -> None:
+        self._begin_play(self._leader_after_tribute)
+
+    def _begin_play(self, leader: int) -> None:
+        self.phase = "play"
+        self.current_player = leader
+        self.leader = leader
+        self._legal = None
+
+    def set_hands(self, hands: np.ndarray, current_player: int | None = None) -> "GuanDanGame":
+        """Replace the hands during play (tests and puzzles; the trick is reset to a lead by
+        ``current_player``, default: unchanged). Cards need not add up to 108."""
+        hands = np.asarray(hands, dtype=np.int8)
+        if hands.shape != (NUM_PLAYERS, NUM_KINDS) or hands.min() < 0 or hands.max() > 2:
+            raise ValueError(f"hands must be (4, 54) counts 0..2, got shape {hands.shape}")
+        if self.phase != "play":
+            raise RuntimeError(f"set_hands works in the play phase, not {self.phase!r}")
+        self.hands = hands.copy()
+        self.played = np.zeros_like(self.hands)
+        self.finished = []
+        self.last_move, self.last_mover, self.passes = None, None, 0
+        if current_player is not None:
+            self.current_player = int(current_player)
+        self._legal = None
+        return self
+
+    # ---- queries -----------------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    def _require_deal(self) -> None:
+        if self.phase is None:
+            raise RuntimeError("no deal yet: call reset(seed) first")
+
+    def legal_moves(self) -> list[Move]:
+        """The legal actions of the player to move, as a list of :class:`Move` (pass first when following).
+
+        Phases ``tribute``/``return``: one ``Move(TRIBUTE | RETURN, rank, (kind,))`` per allowed card.
+        """
+        self._require_deal()
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return list(self._legal)
+
+    def _compute_legal(self) -> list[Move]:
+        seat = self.current_player
+        if self.phase == "play":
+            return legal_moves(self.hands[seat], self.last_move, self.level)
+        if self.phase == "tribute":
+            return [Move(TRIBUTE, k // 4 if k < 52 else k - 38, (k,))
+                    for k in tribute_candidates(self.hands[seat], self.level)]
+        if self.phase == "return":
+            return [Move(RETURN, k // 4 if k < 52 else k - 38, (k,))
+                    for k in return_candidates(self.hands[seat], self.level, self.return_level_card)]
+        return []
+
+    def is_legal(self, action) -> bool:
+        """Whether ``action`` (an index into ``legal_moves()`` or a ``Move``) is legal now."""
+        try:
+            self._resolve(action)
+        except IllegalMoveError:
+            return False
+        return True
+
+    def _resolve(self, action) -> Move:
+        legal = self.legal_moves()
+        if isinstance(action, Move):
+            if action in self._legal_set():
+                return action
+            raise IllegalMoveError(self._illegal_reason(action))
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"an action must be an int index into legal_moves() or a Move, got "
+                            f"{type(action).__name__} {action!r}")
+        if not 0 <= int(action) < len(legal):
+            raise IllegalMoveError(f"action index {int(action)} is out of range: seat {self.current_player} has "
+                                   f"{len(legal)} legal moves (indices 0..{len(legal) - 1})")
+        return legal[int(action)]
+
+    def _legal_set(self) -> set[Move]:
+        self.legal_moves()  # computes self._legal if needed
+        cached = self._legal_set_cache
+        if cached is None or cached[0] is not self._legal:
+            cached = self._legal_set_cache = (self._legal, set(self._legal))
+        return cached[1]
+
+    def _illegal_reason(self, move: Move) -> str:
+        who = f"seat {self.current_player}"
+        if self.phase in ("tribute", "return"):
+            allowed = ", ".join(card_name(m.cards[0]) for m in self.legal_moves())
+            return f"{who} must choose a {self.phase} card; {move_to_string(move)} is not one of: {allowed}"
+        if move.is_pass:
+            return f"{who} leads and may not pass"
+        hand = self.hands[self.current_player]
+        need = np.bincount(np.asarray(move.cards, dtype=np.int64), minlength=NUM_KINDS)
+        if (need > hand).any():
+            return (f"{who} does not hold the cards of {move_to_string(move)}; hand is "
+                    f"{cards_to_string(np.repeat(np.arange(NUM_KINDS), hand))}")
+        if self.last_move is not None:
+            return (f"{move_to_string(move)} does not beat the last move {move_to_string(self.last_move)} at "
+                    f"level {'23456789TJQKA'[self.level]}, or is not a valid combination of those cards")
+        return f"{move_to_string(move)} is not a valid combination at level {'23456789TJQKA'[self.level]}"
+
+    # ---- transitions -------------------------------------------------------------------------
+    def step(self, action) -> "GuanDanGame":
+        """Apply a legal action (index into ``legal_moves()`` or a ``Move``); raises and changes nothing if not."""
+        self._require_deal()
+        if self.phase == "over":
+            raise GameOverError("the game is over; call reset(seed) to deal again")
+        move = self._resolve(action)
+        self.actions.append(move)
+        self._legal = None
+        if self.phase in ("tribute", "return"):
+            self._apply_tribute_choice(move.cards[0])
+            self._advance_tribute()
+        else:
+            self._play(move)
+        return self
+
+    def _active(self) -> list[int]:
+        return [s for s in range(NUM_PLAYERS) if s not in self.finished]
+
+    def _play(self, move: Move) -> None:
+        seat = self.current_player
+        self.history.append((seat, move))
+        if not move.is_pass:
+            for kind in move.cards:
+                self.hands[seat][kind] -= 1
+                self.played[seat][kind] += 1
+            self.last_move, self.last_mover, self.passes = move, seat, 0
+            if not self.hands[seat].any():
+                self.finished.append(seat)
+                if self._deal_over():
+                    self._end_deal()
+                    return
+        else:
+            self.passes += 1
+        active = self._active()
+        needed = len(active) - (1 if self.last_mover in active else 0)
+        if self.passes >= needed:  # everyone else passed: the trick is won
+            winner = self.last_mover
+            self.last_move, self.last_mover, self.passes = None, None, 0
+            self.current_player = winner if winner in active else partner_of(winner)  # partner takeover
+            return
+        nxt = (seat + 1) % NUM_PLAYERS
+        while nxt in self.finished:
+            nxt = (nxt + 1) % NUM_PLAYERS
+        self.current_player = nxt
+
+    def _deal_over(self) -> bool:
+        f = self.finished
+        return len(f) >= 3 or (len(f) == 2 and team_of(f[0]) == team_of(f[1]))
+
+    def _end_deal(self) -> None:
+        order = list(self.finished)
+        if len(order) == 3:
+            order.append(next(s for s in range(NUM_PLAYERS) if s not in order))
+        first = order[0]
+        team = team_of(first)
+        place = order.index(partner_of(first)) + 1 if partner_of(first) in order else 4
+        gained = _PROMOTION[place]
+        reward = float(gained)
+        deal_level = self.level
+        at_own_a = self.level_team is not None and self.team_levels[self.level_team] == LEVEL_A
+        result = {"order": order, "team": team, "partner_place": place, "level": deal_level,
+                  "level_team": self.level_team}
+        match_won = False
+        if self.match:
+            a_team = self.level_team if at_own_a else None
+            if a_team == team and place != 4:
+                match_won = True
+            else:
+                if a_team is not None:  # a failed attempt at the level team's own A
+                    self.a_failures[a_team] += 1
+                    if a_team == team:
+                        reward = 0.0  # won at own A with the partner last: cannot end the match (DanZero)
+                    if self.a_level_attempts is not None and self.a_failures[a_team] >= self.a_level_attempts:
+                        self.team_levels[a_team] = 0
+                        self.a_failures[a_team] = 0
+                        result["demoted"] = a_team
+                if not (a_team == team and result.get("demoted") == team):
+                    self.team_levels[team] = min(self.team_levels[team] + gained, LEVEL_A)
+            self.level_team = team
+        rewards = np.array([reward if team_of(s) == team else -reward for s in range(NUM_PLAYERS)])
+        self.deal_rewards.append(rewards)
+        result["reward"] = reward
+        self.deal_results.append(result)
+        self.last_finish = order
+        if match_won:
+            self.match_winner = team
+            if self.match_bonus:
+                bonus = np.array([1.0 if team_of(s) == team else -1.0 for s in range(NUM_PLAYERS)])
+                self.deal_rewards = [r + bonus for r in self.deal_rewards]
+        if not self.match or match_won or (self.max_deals is not None and self.deal_index + 1 >= self.max_deals):
+            self.phase = "over"
+            self._legal = None
+            return
+        self._start_deal()
+
+    # ---- results -----------------------------------------------------------------------------
+    def payoffs(self, reward: str = "danzero") -> np.ndarray:
+        """Per seat, the sum of the finished deals' rewards (see the module docstring); zeros before any."""
+        if reward not in REWARDS:
+            raise ValueError(f"reward={reward!r} is unknown; allowed: {REWARDS}")
+        if not self.deal_rewards:
+            return np.zeros(NUM_PLAYERS)
+        return np.sum(self.deal_rewards, axis=0)
+
+    # ---- views -------------------------------------------------------------------------------
+    def view(self, seat: int) -> "GuanDanView":
+        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
+        if seat not in range(NUM_PLAYERS):
+            raise ValueError(f"seat must be 0..3, got {seat!r}")
+        return GuanDanView(self, seat, oracle=False)
+
+    def oracle_view(self, seat: int | None = None) -> "GuanDanView":
+        """Everything, every hand included."""
+        return GuanDanView(self, self.current_player if seat is None else seat, oracle=True)
+
+    # ---- copy and replay ---------------------------------------------------------------------
+    def copy(self) -> "GuanDanGame":
+        new = object.__new__(GuanDanGame)
+        new.__dict__.update(self.__dict__)
+        if self.phase is None:
+            return new
+        new.hands = self.hands.copy()
+        new.played = self.played.copy()
+        for name in ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels",
+                     "a_failures", "deal_rewards", "deal_results"):
+            setattr(new, name, list(getattr(self, name)))
+        new._legal_set_cache = None
+        return new
+
+    @classmethod
+    def replay(cls, seed: int, actions: Iterable, **options) -> "GuanDanGame":
+        """The state after ``reset(seed)`` and ``actions`` (``Move`` values as in ``game.actions``, or indices)."""
+        game = cls(**options).reset(seed)
+        for action in actions:
+            game.step(action)
+        return game
+
+    def render(self) -> str:
+        """A readable text picture: levels, hands, the trick to beat, recent moves."""
+        lvl = "23456789TJQKA"
+        lines = [f"deal {self.deal_index + 1} at level {lvl[self.level]} (team levels {lvl[self.team_levels[0]]}/"
+                 f"{lvl[self.team_levels[1]]}), phase {self.phase}"]
+        for seat in range(NUM_PLAYERS):
+            mark = "*" if seat == getattr(self, "current_player", -1) and not self.is_over else " "
+            done = f" finished #{self.finished.index(seat) + 1}" if seat in self.finished else ""
+            hand = cards_to_string(np.repeat(np.arange(NUM_KINDS), self.hands[seat])) or "-"
+            lines.append(f"{mark} seat {seat} (team {team_of(seat)}) [{int(self.hands[seat].sum()):2d}]{done} {hand}")
+        if self.tributes:
+            lines.append("tribute: " + ", ".join(f"{p}->{r} {card_name(k)}" for p, r, k in self.tributes))
+        last = "(lead)" if self.last_move is None else move_to_string(self.last_move)
+        lines.append(f"to beat: {last}")
+        recent = [f"{s}: {move_to_string(m)}" for s, m in self.history[-6:]]
+        lines.append("recent: " + (" | ".join(recent) if recent else "-"))
+        if self.is_over:
+            lines.append(f"over: payoffs {self.payoffs().tolist()}, match winner team {self.match_winner}")
+        return "\n".join(lines)
+
+
+class GuanDanView:
+    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand)."""
+
+    __slots__ = ("seat", "team", "hand", "unseen", "played", "cards_left", "history", "last_move", "last_mover",
+                 "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase", "hands",
+                 "deal_index")
+
+    def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
+        self.seat = seat
+        self.team = team_of(seat)
+        self.phase = game.phase
+        self.hand = game.hands[seat].copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
+        self.played = game.played.copy()
+        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
+        self.history = tuple(game.history)
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.level = game.level
+        self.team_levels = tuple(game.team_levels)
+        self.level_team = game.level_team
+        self.finished = tuple(game.finished)
+        self.deal_index = game.deal_index
+        self.tributes = tuple(game.tributes)
+        self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
+        self.hands = game.hands.copy() if oracle else None

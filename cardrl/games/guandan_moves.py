@@ -1,0 +1,448 @@
+"""GuanDan moves: card kinds, the move value, per-hand legal-move generation with wild cards, and ``beats``.
+
+Rules: RULES.md "GuanDan" and its pitfalls list; Lu et al. 2023 (DanZero, Sec. III) and Zhao et al. 2024
+(DanZero+, Sec. III and appendix) for the game description.
+
+Cards
+    Two decks, 108 cards; a hand is a 54-count vector (each kind 0, 1 or 2). Kind ``k < 52`` is
+    ``4 * rank + suit`` with ``rank`` 0..12 for ``2 3 4 5 6 7 8 9 T J Q K A`` and ``suit`` in the order of
+    :mod:`cardrl.cards` (diamonds, clubs, hearts, spades: ``d c h s``, hearts = 2); 52 is the black joker,
+    53 the red joker. At level ``L`` (a rank index 0..12) the heart level card ``4 * L + 2`` is the wild.
+
+Moves
+    A :class:`Move` is ``(category, rank, cards)``: ``cards`` is the sorted tuple of the card kinds played
+    (repeats for two copies), so the same cards used two ways (a wild as the 5 of a straight or as the
+    level card of a pair) give two different moves. ``rank`` is:
+
+    * single, pair, trio, three-with-two (the trio's rank), bomb: the *natural* rank index 0..12, or 14 (black
+      joker) / 15 (red joker). Its power at level ``L`` is :func:`power`: 13 for the level rank (above A,
+      below the jokers), the index otherwise.
+    * straight, tube, plate, straight flush: the sequence start ``s`` on the ace-low line
+      ``A 2 3 ... K A`` (position 0 is the low ace, position ``p >= 1`` is rank ``p - 1``): straights and
+      straight flushes ``s = 0..9`` (A2345 .. TJQKA), tubes ``0..11`` (AA2233 .. QQKKAA), plates ``0..12``
+      (AAA222 .. KKKAAA). The level rank sits at its natural place.
+    * four jokers: 0.
+
+Wild cards (the hearts of the level rank) stand for any non-joker card in any combination. A combination
+made of wild cards only keeps its natural meaning (a single or pair of the level rank): two wilds are
+never played as, say, a pair of 3s. A same-suit run of five is both a straight and a straight flush (two
+moves).
+
+Ordering (:func:`beats`): a non-bomb beats only the same category with a higher rank (power); bombs beat
+every non-bomb and rank 4-card < 5-card < straight flush (by start) < 6- .. 10-card (size, then power) <
+four jokers. Equal straight flushes do not beat each other.
+
+Move table or per-hand generation? (measured on this 2-core machine, Python 3, numpy)
+    The move universe of one level (the lead moves of all 108 cards, :func:`move_universe_size`) holds
+    132,169..135,070 moves depending on the level (level 2: single 54, pair 180, trio 376, three-with-two
+    59,919, straight 28,224, tube 33,672, plate 9,672, bomb 2,354, straight flush 618, four jokers 1); it
+    takes ~0.2-0.3 s to build and 7.1 MB as a (M, 54) uint8 matrix, and it differs per level (the wild and
+    the level rank move), so a single id space for all levels would be ~1.7M moves. A per-level table is
+    practical (a numpy subset scan with two 54-bit masks per move: ~265 us mean per lead, p99 ~460 us,
+    vs ~1.1-1.5 ms mean / ~3.5-5 ms p99 for per-hand generation of a 27-card lead; follows by generation
+    ~125 us mean), but stable ids are only per level. This module therefore generates moves per hand and
+    identifies a move by its value; a per-level table is an optional accelerator for callers that need ids
+    (the tests check that both agree). Legal-set sizes of random 27-card leads (3,000 deals, random
+    level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max 998; 1 wild: mean 1,170,
+    max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach 5,000: DanZero+'s
+    "more than 5,000").
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from functools import lru_cache
+from typing import Iterable, NamedTuple
+
+import numpy as np
+
+NUM_KINDS = 54
+NUM_RANKS = 13
+RANK_CHARS = "23456789TJQKA"
+SUIT_CHARS = "dchs"
+HEARTS = 2
+BLACK_JOKER = 52
+RED_JOKER = 53
+BLACK_JOKER_RANK = 14
+RED_JOKER_RANK = 15
+LEVEL_POWER = 13
+ALL_SUITS = (0, 1, 2, 3)
+DECK = np.full(NUM_KINDS, 2, dtype=np.int8)  # the two-deck multiset: every kind twice
+DECK.setflags(write=False)
+
+
+class Category(IntEnum):
+    """Move categories (RULES.md "GuanDan"; DanZero's card types)."""
+
+    PASS = 0
+    SINGLE = 1
+    PAIR = 2
+    TRIO = 3
+    THREE_WITH_TWO = 4
+    STRAIGHT = 5
+    TUBE = 6
+    PLATE = 7
+    BOMB = 8
+    STRAIGHT_FLUSH = 9
+    JOKER_BOMB = 10
+    TRIBUTE = 11  # not card plays: the tribute-phase decisions of the engine (one card each)
+    RETURN = 12
+
+
+BOMB_CATEGORIES = frozenset((Category.BOMB, Category.STRAIGHT_FLUSH, Category.JOKER_BOMB))
+_SEQUENCE_SHAPES = {Category.STRAIGHT: (5, 1, 10), Category.TUBE: (3, 2, 12), Category.PLATE: (2, 3, 13),
+                    Category.STRAIGHT_FLUSH: (5, 1, 10)}  # (length, copies per rank, number of starts)
+
+
+class Move(NamedTuple):
+    """A GuanDan move: category, rank (see the module docstring) and the sorted card kinds played.
+
+    A value (hashable, comparable); ``Move.cards`` holds one entry per card, so ``len(move.cards)`` is its size.
+    """
+
+    category: Category
+    rank: int
+    cards: tuple[int, ...]
+
+    @property
+    def is_pass(self) -> bool:
+        return self.category == Category.PASS
+
+    @property
+    def is_bomb(self) -> bool:
+        return self.category in BOMB_CATEGORIES
+
+    def counts(self) -> np.ndarray:
+        """The 54-count vector of the cards."""
+        return cards_to_counts(self.cards)
+
+    def __str__(self) -> str:
+        return move_to_string(self)
+
+
+PASS = Move(Category.PASS, -1, ())
+_new = tuple.__new__  # Move construction without the NamedTuple keyword wrapper (hot loops)
+
+
+# ---- cards -------------------------------------------------------------------------------------------
+def wild_kind(level: int) -> int:
+    """The kind of the wild card (heart of the level rank) at ``level``."""
+    return 4 * check_level(level) + HEARTS
+
+
+def check_level(level) -> int:
+    """The level as a rank index 0..12 (2..A), or an error naming what is allowed."""
+    if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
+        raise TypeError(f"level must be a rank index int 0..12 (2..A), got {type(level).__name__} {level!r}")
+    if not 0 <= level < NUM_RANKS:
+        raise ValueError(f"level must be a rank index 0..12 (2..A), got {level}")
+    return int(level)
+
+
+def power(rank: int, level: int) -> int:
+    """Power of a natural rank (0..12, 14, 15) in singles/pairs/trios/bombs: the level rank is 13."""
+    return LEVEL_POWER if rank == level else rank
+
+
+def card_name(kind: int) -> str:
+    """``"5h"``, ``"Td"``, ``"BJ"``, ``"RJ"``."""
+    if kind == BLACK_JOKER:
+        return "BJ"
+    if kind == RED_JOKER:
+        return "RJ"
+    return RANK_CHARS[kind // 4] + SUIT_CHARS[kind % 4]
+
+
+def parse_cards(text: str) -> tuple[int, ...]:
+    """``"5h 5d BJ"`` -> sorted kinds; tokens are rank+suit (``2..9 T J Q K A`` + ``d c h s``), BJ, RJ."""
+    kinds = []
+    for token in text.split():
+        up = token.upper()
+        if up in ("BJ", "RJ"):
+            kinds.append(BLACK_JOKER if up == "BJ" else RED_JOKER)
+            continue
+        if up.startswith("10"):
+            up = "T" + up[2:]
+        if len(up) != 2 or up[0] not in RANK_CHARS or up[1].lower() not in SUIT_CHARS:
+            raise ValueError(f"unknown card {token!r} in {text!r}: use rank (2-9, T, J, Q, K, A) + suit "
+                             f"(d, c, h, s), or BJ / RJ")
+        kinds.append(4 * RANK_CHARS.index(up[0]) + SUIT_CHARS.index(up[1].lower()))
+    return tuple(sorted(kinds))
+
+
+def cards_to_counts(cards: Iterable[int]) -> np.ndarray:
+    counts = np.zeros(NUM_KINDS, dtype=np.int8)
+    for kind in cards:
+        counts[kind] += 1
+    return counts
+
+
+def counts_to_cards(counts) -> tuple[int, ...]:
+    return tuple(k for k, c in enumerate(np.asarray(counts).tolist()) for _ in range(int(c)))
+
+
+def hand_from_string(text: str) -> np.ndarray:
+    """A 54-count hand from :func:`parse_cards` text."""
+    return cards_to_counts(parse_cards(text))
+
+
+def cards_to_string(cards: Iterable[int]) -> str:
+    return " ".join(card_name(k) for k in sorted(cards))
+
+
+_CATEGORY_NAMES = {Category.PASS: "pass", Category.SINGLE: "single", Category.PAIR: "pair",
+                   Category.TRIO: "trio", Category.THREE_WITH_TWO: "three-with-two",
+                   Category.STRAIGHT: "straight", Category.TUBE: "tube", Category.PLATE: "plate",
+                   Category.BOMB: "bomb", Category.STRAIGHT_FLUSH: "straight-flush",
+                   Category.JOKER_BOMB: "four-jokers", Category.TRIBUTE: "tribute", Category.RETURN: "return"}
+
+
+def rank_name(category: Category, rank: int) -> str:
+    """The rank of a move in words: ``"7"`` or, for sequences, the run such as ``"A-5"``."""
+    if category in _SEQUENCE_SHAPES:
+        length = _SEQUENCE_SHAPES[category][0]
+        return f"{RANK_CHARS[_seq_rank(rank)]}-{RANK_CHARS[_seq_rank(rank + length - 1)]}"
+    if rank == BLACK_JOKER_RANK:
+        return "BJ"
+    if rank == RED_JOKER_RANK:
+        return "RJ"
+    return RANK_CHARS[rank] if 0 <= rank < NUM_RANKS else ""
+
+
+def move_to_string(move: Move) -> str:
+    """``"pair 5 [5d 5h]"``, ``"pass"``."""
+    if move.is_pass:
+        return "pass"
+    name = _CATEGORY_NAMES[move.category]
+    rank = rank_name(move.category, move.rank)
+    return f"{name} {rank} [{cards_to_string(move.cards)}]" if rank else f"{name} [{cards_to_string(move.cards)}]"
+
+
+# ---- ordering ----------------------------------------------------------------------------------------
+def bomb_key(move: Move, level: int) -> tuple[int, int]:
+    """Bomb strength: 4-card < 5-card < straight flush (by start) < 6..10-card (size, power) < four jokers."""
+    if move.category == Category.JOKER_BOMB:
+        return (22, 0)
+    if move.category == Category.STRAIGHT_FLUSH:
+        return (11, move.rank)
+    return (2 * len(move.cards), power(move.rank, level))
+
+
+def beats(move: Move, last: Move | None, level: int) -> bool:
+    """Whether ``move`` may be played on ``last`` (``None`` or pass: leading, where anything but pass goes)."""
+    if last is None or last.is_pass:
+        return not move.is_pass
+    if move.is_pass:
+        return True  # following, one may always pass
+    if move.is_bomb:
+        return not last.is_bomb or bomb_key(move, level) > bomb_key(last, level)
+    if move.category != last.category:
+        return False
+    if move.category in _SEQUENCE_SHAPES:
+        return move.rank > last.rank
+    return power(move.rank, level) > power(last.rank, level)
+
+
+# ---- generation --------------------------------------------------------------------------------------
+def _seq_rank(position: int) -> int:
+    """Rank index at a position of the ace-low line (0 = low ace)."""
+    return NUM_RANKS - 1 if position == 0 else position - 1
+
+
+_LINE = [_seq_rank(p) for p in range(NUM_RANKS + 1)]  # ranks along the ace-low line A 2 3 ... K A
+
+
+@lru_cache(maxsize=1 << 14)
+def _multisets(caps: tuple[tuple[int, int], ...], size: int, start: int = 0) -> tuple[tuple[int, ...], ...]:
+    """Every multiset of ``size`` kinds drawn from ``caps`` = ((kind, available copies), ...), as sorted tuples
+    (a memo of a pure function: the same few hundred rank patterns recur in every hand)."""
+    if size == 0:
+        return ((),)
+    out = []
+    for i in range(start, len(caps)):
+        kind, cap = caps[i]
+        for take in range(1, min(cap, size) + 1):
+            head = (kind,) * take
+            for tail in _multisets(caps, size - take, i + 1):
+                out.append(head + tail)
+    return tuple(out)
+
+
+class MoveGenerator:
+    """Legal-move generation for one hand (a list of 54 counts) at one level; group fills are cached for the
+    object's life. :func:`legal_moves` is the entry point; the category methods serve engines and heuristics
+    (e.g. ``MoveGenerator(counts, level).sequences(Category.STRAIGHT_FLUSH, -1)``)."""
+
+    __slots__ = ("counts", "level", "wild", "num_wild", "_cache")
+
+    def __init__(self, counts: list[int], level: int):
+        self.counts = counts
+        self.level = level
+        self.wild = 4 * level + HEARTS
+        self.num_wild = counts[self.wild]
+        self._cache: dict = {}
+
+    def fills(self, rank: int, size: int, suits: tuple[int, ...], max_sub: int) -> list[tuple[tuple, int]]:
+        """Ways to put ``size`` cards of ``rank`` (allowed suits) down: (cards, wild cards used).
+
+        Wild substitutes are allowed up to ``max_sub`` except where the wild is itself a natural card of the
+        group (the level rank with hearts allowed), so that no multiset is produced twice.
+        """
+        key = (rank, size, suits, max_sub)
+        got = self._cache.get(key)
+        if got is not None:
+            return got
+        counts, wild = self.counts, self.wild
+        caps = tuple((4 * rank + s, counts[4 * rank + s]) for s in suits if counts[4 * rank + s])
+        natural_wild = rank == self.level and HEARTS in suits
+        max_w = 0 if natural_wild else min(size, self.num_wild, max_sub)
+        out = []
+        for w in range(max_w + 1):
+            subs = (wild,) * w
+            for nat in _multisets(caps, size - w):
+                used = w + nat.count(wild)
+                if used <= self.num_wild:
+                    out.append((tuple(sorted(nat + subs)) if subs else nat, used))
+        self._cache[key] = out
+        return out
+
+    def combine(self, groups: list[list[tuple[tuple, int]]]) -> list[tuple[int, ...]]:
+        """Products of group fills within the wild budget, as sorted card tuples."""
+        partial = [((), 0)]
+        budget = self.num_wild
+        for fills in groups:
+            if not fills:
+                return []
+            partial = [(cards + f, used + u) for cards, used in partial for f, u in fills if used + u <= budget]
+            if not partial:
+                return []
+        return [tuple(sorted(cards)) for cards, _ in partial]
+
+    # -- categories: each yields moves of rank strictly above ``above`` (power for n-of-a-kind types) --
+    def n_of_a_kind(self, category: Category, size: int, above: int) -> list[Move]:
+        out = []
+        level = self.level
+        for rank in range(NUM_RANKS):
+            if power(rank, level) <= above:
+                continue
+            # a group of only wilds is allowed for the level rank alone (its natural meaning)
+            for cards, used in self.fills(rank, size, ALL_SUITS, size - 1 if rank != level else size):
+                out.append(Move(category, rank, cards))
+        if size <= 2:
+            for kind, jrank in ((BLACK_JOKER, BLACK_JOKER_RANK), (RED_JOKER, RED_JOKER_RANK)):
+                if jrank > above and self.counts[kind] >= size:
+                    out.append(Move(category, jrank, (kind,) * size))
+        return out
+
+    def three_with_two(self, above: int) -> list[Move]:
+        out = []
+        level, counts = self.level, self.counts
+        budget = self.num_wild
+        pair_fills = []
+        for rank in range(NUM_RANKS):
+            # an all-wild pair only as the level pair (else the same cards would repeat per rank)
+            pair_fills.append((rank, self.fills(rank, 2, ALL_SUITS, 1 if rank != level else 2)))
+        for kind, jrank in ((BLACK_JOKER, BLACK_JOKER_RANK), (RED_JOKER, RED_JOKER_RANK)):
+            if counts[kind] >= 2:
+                pair_fills.append((jrank, [((kind, kind), 0)]))
+        # two wilds as the pair of a level-rank trio (standing for any other rank) come from here
+        wild_pair = [(-1, [((self.wild, self.wild), 2)])] if self.num_wild == 2 else []
+        for trank in range(NUM_RANKS):
+            if power(trank, level) <= above:
+                continue
+            trios = self.fills(trank, 3, ALL_SUITS, 2)
+            if not trios:
+                continue
+            for prank, pfills in pair_fills + (wild_pair if trank == level else []):
+                if prank == trank:
+                    continue
+                for tcards, tu in trios:
+                    for pcards, pu in pfills:
+                        if tu + pu <= budget:
+                            out.append(_new(Move, (Category.THREE_WITH_TWO, trank, tuple(sorted(tcards + pcards)))))
+        return out
+
+    def sequences(self, category: Category, above: int) -> list[Move]:
+        length, copies, starts = _SEQUENCE_SHAPES[category]
+        out = []
+        suit_sets = [(s,) for s in ALL_SUITS] if category == Category.STRAIGHT_FLUSH else [ALL_SUITS]
+        counts, budget = self.counts, self.num_wild
+        for suits in suit_sets:
+            # quick necessary condition per start: the wilds must cover what the naturals lack
+            lack = [max(0, copies - sum(counts[4 * r + s] for s in suits)) for r in _LINE]
+            for start in range(above + 1, starts):
+                if sum(lack[start:start + length]) > budget:
+                    continue
+                groups = [self.fills(r, copies, suits, copies) for r in _LINE[start:start + length]]
+                out.extend([_new(Move, (category, start, cards)) for cards in self.combine(groups)])
+        return out
+
+    def bombs(self, last: Move | None) -> list[Move]:
+        out = []
+        level, counts = self.level, self.counts
+        for rank in range(NUM_RANKS):
+            natural = sum(counts[4 * rank + s] for s in ALL_SUITS)
+            extra = 0 if rank == level else self.num_wild
+            for size in range(4, natural + extra + 1):
+                for cards, _ in self.fills(rank, size, ALL_SUITS, size - 1):
+                    out.append(Move(Category.BOMB, rank, cards))
+        out.extend(self.sequences(Category.STRAIGHT_FLUSH, -1))
+        if counts[BLACK_JOKER] == 2 and counts[RED_JOKER] == 2:
+            out.append(Move(Category.JOKER_BOMB, 0, (BLACK_JOKER,) * 2 + (RED_JOKER,) * 2))
+        if last is not None and last.is_bomb:
+            key = bomb_key(last, level)
+            out = [m for m in out if bomb_key(m, level) > key]
+        return out
+
+
+def _as_count_list(hand) -> list[int]:
+    counts = np.asarray(hand)
+    if counts.shape != (NUM_KINDS,):
+        raise ValueError(f"a hand must be a 54-count vector (kinds 4*rank+suit, 52 BJ, 53 RJ), got shape "
+                         f"{counts.shape}")
+    out = [int(c) for c in counts.tolist()]
+    if min(out) < 0 or max(out) > 2:
+        raise ValueError(f"a GuanDan hand holds each kind 0..2 times (two decks), got counts {sorted(set(out))}")
+    return out
+
+
+def legal_moves(hand, last_move: Move | None, level: int) -> list[Move]:
+    """Every legal move of ``hand`` (54 counts) on ``last_move`` (``None`` or pass: leading) at ``level``.
+
+    Leading: every combination the hand can form (no pass). Following: pass first, then every move of the
+    same category that beats ``last_move``, then every bomb that beats it. Each move appears once; the
+    order is deterministic for given arguments.
+    """
+    level = check_level(level)
+    gen = MoveGenerator(_as_count_list(hand), level)
+    leading = last_move is None or last_move.is_pass
+    out: list[Move] = [] if leading else [PASS]
+    if leading:
+        out += gen.n_of_a_kind(Category.SINGLE, 1, -1)
+        out += gen.n_of_a_kind(Category.PAIR, 2, -1)
+        out += gen.n_of_a_kind(Category.TRIO, 3, -1)
+        out += gen.three_with_two(-1)
+        for category in (Category.STRAIGHT, Category.TUBE, Category.PLATE):
+            out += gen.sequences(category, -1)
+        out += gen.bombs(None)
+        return out
+    cat = last_move.category
+    if cat in (Category.SINGLE, Category.PAIR, Category.TRIO):
+        out += gen.n_of_a_kind(cat, int(cat), power(last_move.rank, level))
+    elif cat == Category.THREE_WITH_TWO:
+        out += gen.three_with_two(power(last_move.rank, level))
+    elif cat in (Category.STRAIGHT, Category.TUBE, Category.PLATE):
+        out += gen.sequences(cat, last_move.rank)
+    out += gen.bombs(last_move)
+    return out
+
+
+def move_universe_size(level: int) -> dict[str, int]:
+    """Number of distinct moves per category that some hand can make at ``level`` (the move-table size):
+    the lead moves of the full 108-card deck."""
+    counts: dict[str, int] = {}
+    for move in legal_moves(DECK, None, level):
+        name = _CATEGORY_NAMES[move.category]
+        counts[name] = counts.get(name, 0) + 1
+    counts["total"] = sum(counts.values())
+    return counts

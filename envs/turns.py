@@ -1,0 +1,52 @@
+"""What the three card-game AEC envs share: PettingZoo's turn protocol around an engine (one place, not three).
+
+* :func:`leave_if_done`: the AEC rule for a finished agent (only ``step(None)`` is allowed; it leaves) and the
+  error for a step after every agent has left;
+* :func:`check_action_int`: an action must be a plain int (bools and floats are refused with what is allowed);
+* :func:`settle_rewards`: after a move, the rewards of every live agent (the engine's payoffs when the episode
+  ends, else 0) and their termination flags.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from cardrl.games.common import GameOverError
+
+
+def leave_if_done(env, action, episode: str = "deal") -> bool:
+    """Handle a step by an agent whose episode is over; True when the step was consumed (the agent left)."""
+    agent = env.agent_selection
+    if env.terminations.get(agent) or env.truncations.get(agent):
+        if action is not None:
+            raise GameOverError(f"the {episode} is over: {agent} may only step(None) to leave it (got {action!r}); "
+                                f"call reset() to play again")
+        env._was_dead_step(action)
+        return True
+    if not env.agents:
+        raise GameOverError(f"the {episode} is over and every agent has left it; call reset() to play again")
+    return False
+
+
+def check_action_int(agent: str, action, num_actions: int, what: str = "a move id") -> int:
+    """The action as an int, or TypeError naming the allowed range."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"{agent}'s action must be an int in Discrete({num_actions}) ({what} 0..{num_actions - 1}), "
+                        f"got {type(action).__name__} {action!r}")
+    return int(action)
+
+
+def settle_rewards(env, agent: str, payoffs: Callable[[], np.ndarray] | None, seat_of: Callable[[str], int]) -> None:
+    """After ``agent`` moved: every live agent's reward is its payoff when ``payoffs`` is given (the episode
+    ended; they terminate), else 0; then PettingZoo's cumulative rewards are updated by the caller."""
+    env._cumulative_rewards[agent] = 0.0
+    if payoffs is not None:
+        values = payoffs()
+        for a in env.agents:
+            env.rewards[a] = float(values[seat_of(a)])
+            env.terminations[a] = True
+    else:
+        for a in env.agents:
+            env.rewards[a] = 0.0

@@ -1,0 +1,295 @@
+"""The PettingZoo env big2_v0, its RLlib adapter, and doudizhu_v0's unified-features option."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from cardrl.envs import big2_v0, doudizhu_v0
+from cardrl.envs.rllib import GAME_ENVS, RLlibMultiAgentEnv, make_aec_env, register_cardrl_envs
+from cardrl.features.unified import UnifiedFeatures
+from cardrl.games.big2 import Big2Game, GameOverError, IllegalMoveError
+from cardrl.games.big2_moves import move_id
+
+
+@pytest.mark.parametrize("opts", [{}, {"open_with_three_diamonds": False, "straight_order": "low"}])
+def test_pettingzoo_api_and_seed(opts):
+    api_test(big2_v0.env(**opts), num_cycles=200)
+    seed_test(lambda: big2_v0.env(**opts), num_cycles=200)
+
+
+def test_spaces_and_first_observation():
+    env = big2_v0.env()
+    env.reset(seed=3)
+    assert env.possible_agents == ["west", "south", "east", "north"]
+    for agent in env.possible_agents:
+        assert env.action_space(agent).n == 19899
+        space = env.observation_space(agent)
+        assert space["observation"].shape == (1404,) and space["action_mask"].shape == (19899,)
+    game = env.unwrapped.game
+    assert env.agent_selection == env.possible_agents[game.current_player]
+    obs, reward, term, trunc, info = env.last()
+    assert info["seat"] == game.current_player and reward == 0 and not term
+    assert obs["observation"].dtype == np.float32 and obs["observation"][:52].sum() == 13
+    assert obs["observation"][0] == 1.0  # the 3 of diamonds is in the opener's hand
+    mask = obs["action_mask"]
+    assert mask.dtype == np.int8 and mask[env.unwrapped.table.pass_id] == 0
+    assert set(np.flatnonzero(mask)) == set(env.unwrapped.legal_moves())
+    other = env.possible_agents[(game.current_player + 1) % 4]
+    assert not env.observe(other)["action_mask"].any()
+    expected = UnifiedFeatures().encode(game, (game.current_player + 1) % 4)
+    assert np.array_equal(env.unwrapped.observation_vector(other), expected)
+    assert np.array_equal(env.observe(other)["observation"], expected)
+
+
+def _play_random(env, rng, check_mask=False):
+    total = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        total[agent] += reward
+        if term or trunc:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            if check_mask:
+                assert np.array_equal(legal, env.unwrapped.game.legal_moves())
+                assert np.array_equal(obs["observation"], env.unwrapped.observation_vector(agent))
+            action = int(rng.choice(legal))
+        env.step(action)
+    return total
+
+
+@pytest.mark.parametrize("penalty", [None, {10: 2, 13: 3}])
+def test_rewards_are_the_payoffs_and_zero_sum(penalty):
+    env = big2_v0.env(penalty_multipliers=penalty)
+    rng = np.random.default_rng(0)
+    for seed in range(12):
+        env.reset(seed=seed)
+        total = _play_random(env, rng, check_mask=seed < 3)
+        payoffs = env.unwrapped.game.payoffs()
+        assert [total[a] for a in env.possible_agents] == payoffs.tolist()
+        assert sum(total.values()) == 0 and max(total.values()) > 0
+        assert total[env.possible_agents[env.unwrapped.game.winner]] == max(total.values())
+
+
+def test_action_features_are_card_vectors():
+    env = big2_v0.raw_env()
+    env.reset(seed=1)
+    legal = env.legal_moves()
+    feats = env.action_features(legal)
+    assert feats.shape == (len(legal), 54) and np.array_equal(feats, env.table.cards[legal])
+    assert env.features.name == "luo_tan_v1"
+
+
+def _snapshot(env):
+    g = env.unwrapped.game
+    return (g.hands.tolist(), g.played.tolist(), list(g.history), g.current_player, g.last_move,
+            env.agent_selection, dict(env.unwrapped._cumulative_rewards), dict(env.unwrapped.rewards))
+
+
+@pytest.mark.parametrize("action, error, message", [
+    (19899, IllegalMoveError, r"out of range: move ids are 0..19898"),
+    (-1, IllegalMoveError, r"out of range"),
+    (1.0, TypeError, r"int in Discrete\(19899\).*got float"),
+    ("3d", TypeError, r"got str"),
+    (True, TypeError, r"got bool"),
+    (None, TypeError, r"got NoneType"),
+])
+def test_bad_actions_raise_clear_errors_and_change_nothing(action, error, message):
+    env = big2_v0.env()
+    env.reset(seed=5)
+    before = _snapshot(env)
+    with pytest.raises(error, match=message):
+        env.step(action)
+    assert _snapshot(env) == before
+
+
+def test_illegal_moves_name_the_agent_and_rule():
+    env = big2_v0.env()
+    env.reset(seed=5)
+    agent, table = env.agent_selection, env.unwrapped.table
+    before = _snapshot(env)
+    with pytest.raises(IllegalMoveError, match=f"{agent}: .*may not pass"):
+        env.step(table.pass_id)
+    hand = env.unwrapped.game.hand_bits(env.unwrapped.game.current_player)
+    not_held = next(c for c in range(52) if not hand >> c & 1)
+    with pytest.raises(IllegalMoveError, match="does not hold"):
+        env.step(int(not_held))  # solo ids are the card ids
+    holds = [c for c in range(1, 52) if hand >> c & 1]
+    with pytest.raises(IllegalMoveError, match="3 of diamonds"):
+        env.step(move_id(table, table.strings[holds[0]]))  # a held solo without the 3 of diamonds
+    assert _snapshot(env) == before
+
+
+def test_follow_that_does_not_beat_is_rejected():
+    env = big2_v0.env()
+    env.reset(seed=5)
+    env.step(0)  # "3d" (solo ids are the card ids)
+    table, game = env.unwrapped.table, env.unwrapped.game
+    pairs = [m for m in table.legal_moves(game.hand_bits(game.current_player), None) if table.length[m] == 2]
+    assert pairs, "seed 5 should give the second player a pair"
+    before = _snapshot(env)
+    with pytest.raises(IllegalMoveError, match=f"{env.agent_selection}: move {pairs[0]} .* does not beat the last "
+                                               r"move 0 \(3d\)"):
+        env.step(int(pairs[0]))
+    assert _snapshot(env) == before
+
+
+def test_step_after_the_deal_is_over():
+    env = big2_v0.env()
+    env.reset(seed=2)
+    _play_random(env, np.random.default_rng(1))
+    assert env.agents == []
+    with pytest.raises(GameOverError, match="reset"):
+        env.unwrapped.step(0)
+    raw = big2_v0.raw_env()
+    raw.reset(seed=2)
+    while not raw.game.is_over:
+        raw.step(int(raw.legal_moves()[0]))
+    with pytest.raises(GameOverError, match=r"step\(None\)"):
+        raw.step(0)
+
+
+def test_bad_seeds_and_reset_options_change_nothing():
+    env = big2_v0.env()
+    env.reset(seed=4)
+    before = _snapshot(env)
+    for bad in (1.5, "3", [1], True):
+        with pytest.raises(TypeError, match="seed must be a non-negative int"):
+            env.reset(seed=bad)
+    with pytest.raises(ValueError, match="seed must be a non-negative int"):
+        env.reset(seed=-1)
+    with pytest.raises(TypeError, match="reset options must be None or a dict.*straight_order"):
+        env.reset(seed=1, options="low")
+    assert _snapshot(env) == before
+
+
+def test_bad_constructor_options():
+    with pytest.raises(ValueError, match=r"straight_order='pagat'.*allowed"):
+        big2_v0.env(straight_order="pagat")
+    with pytest.raises(TypeError, match="open_with_three_diamonds"):
+        big2_v0.env(open_with_three_diamonds="yes")
+    with pytest.raises(ValueError, match="threshold"):
+        big2_v0.env(penalty_multipliers={20: 2})
+    with pytest.raises(ValueError, match="render_mode"):
+        big2_v0.env(render_mode="human")
+    with pytest.raises(TypeError):
+        big2_v0.env(kickers="douzero")
+    with pytest.raises(ValueError, match="unknown agent 'landlord'"):
+        big2_v0.raw_env().observation_vector("landlord")
+
+
+def test_options_reach_the_game():
+    env = big2_v0.raw_env(straight_order="low", open_with_three_diamonds=False, penalty_multipliers={13: 3})
+    env.reset(seed=0)
+    g = env.game
+    assert g.straight_order == "low" and not g.open_with_three_diamonds and g.penalty_multipliers == ((13, 3.0),)
+    legal = env.legal_moves()
+    assert (env.table.cards[legal, 0] == 0).any()  # the opener need not play the 3 of diamonds
+
+
+def test_ansi_render_shows_suits_agents_and_trick():
+    env = big2_v0.env(render_mode="ansi")
+    env.reset(seed=4)
+    env.step(int(env.unwrapped.legal_moves()[0]))
+    text = env.render()
+    for agent in ("west", "south", "east", "north"):
+        assert agent in text
+    assert "\u2666" in text and "to beat:" in text and "[12]" in text
+    assert big2_v0.raw_env().render() is None  # no render_mode
+
+
+def test_rllib_adapter_plays_whole_deals():
+    assert GAME_ENVS["big2"] == "big2_v0" and GAME_ENVS["doudizhu"] == "doudizhu_v0"
+    env = RLlibMultiAgentEnv(make_aec_env("big2", penalty_multipliers={10: 2}))
+    rng = np.random.default_rng(0)
+    for seed in range(5):
+        obs, infos = env.reset(seed=seed)
+        (first,) = obs
+        assert first == env.possible_agents[env.aec.game.current_player]
+        rewards = dict.fromkeys(env.possible_agents, 0.0)
+        while True:
+            (agent, ob), = obs.items()
+            action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
+            obs, rew, term, trunc, infos = env.step({agent: action})
+            for a, r in rew.items():
+                rewards[a] += r
+            if term["__all__"]:
+                break
+            assert len(obs) == 1
+        assert sum(rewards.values()) == 0
+        assert [rewards[a] for a in env.possible_agents] == env.aec.game.payoffs().tolist()
+
+
+def test_registered_with_ray_tune():
+    names = register_cardrl_envs()
+    assert "cardrl/big2_v0" in names and "cardrl/doudizhu_v0" in names
+    from ray.tune.registry import ENV_CREATOR, _global_registry
+
+    creator = _global_registry.get(ENV_CREATOR, "cardrl/big2_v0")
+    env = creator({"straight_order": "low"})
+    obs, _ = env.reset(seed=0)
+    assert env.aec.game.straight_order == "low" and next(iter(obs.values()))["observation"].shape == (1404,)
+
+
+# ---- doudizhu_v0 with features="unified" ----------------------------------------------------------------------
+@pytest.mark.parametrize("bidding", [False, True])
+def test_doudizhu_unified_features_option(bidding):
+    env = doudizhu_v0.env(features="unified", bidding=bidding)
+    api_test(env, num_cycles=100)
+    env.reset(seed=3)
+    assert env.unwrapped.features.name == "luo_tan_v1"
+    width = 1404 + (73 if bidding else 0)
+    assert all(env.observation_space(a)["observation"].shape == (width,) for a in env.possible_agents)
+    if not bidding:
+        obs, *_ = env.last()
+        assert np.array_equal(obs["observation"], UnifiedFeatures().encode(env.unwrapped.game, 0))
+        assert obs["observation"][108:126].sum() == 0 and obs["observation"][126:142].sum() == 16  # landlord
+    total = _play_random(env, np.random.default_rng(0))
+    assert sum(total.values()) == 0
+    with pytest.raises(ValueError, match=r"features='bigzero' is unknown; allowed: \['douzero', 'unified'\]"):
+        doudizhu_v0.env(features="bigzero")
+
+
+def test_dmc_env_runner_samples_big2_with_unified_features():
+    """The DMC EnvRunner plays Big2 unchanged: 1404-wide observations, 54-wide actions, zero-sum returns."""
+    pytest.importorskip("torch")
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+
+    config = (DMCConfig().game("big2")
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=40)
+              .training(q_model="douzero_lstm", frames_per_update=64).debugging(seed=3))
+    runner = DMCEnvRunner(config=config, worker_index=1)
+    try:
+        result = runner.sample(num_frames=40)
+    finally:
+        runner.stop()
+    assert result["frames"] >= 40 and result["batch"]
+    for cols in result["batch"].values():
+        assert cols["obs"].shape[1:] == (1404,) and cols["action"].shape[1:] == (54,)
+    for returns in result["episodes"]:
+        assert sum(returns.values()) == 0
+
+
+def test_bench_env_big2_structure_and_cli(capsys):
+    """``cardrl bench env big2``: ours measured (no speed assertions), no peer, the CLI prints the table."""
+    from cardrl.bench import main_bench_env
+    from cardrl.bench_big2 import BIG2_LEAD_SIZES, NO_PEER, bench_env_big2, big2_lead_hands
+    from cardrl.cli import main
+
+    result = bench_env_big2(seconds=0.02)
+    ours = result["ours"]
+    for part in ("engine", "features", "env"):
+        assert ours[part]["games"] >= 1 and ours[part]["steps"] > ours[part]["games"]
+    assert ours["encode_us"] > 0 and set(ours["movegen_us"]) == set(BIG2_LEAD_SIZES)
+    assert result["peers"] == {} and result["summary"] == [NO_PEER]
+    table = Big2Game().table
+    assert ours["lead_moves"][13] == np.mean([len(table.legal_moves(b, None)) for b in big2_lead_hands(13)])
+    assert main(["bench", "env", "big2", "--seconds", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "Big2 env benchmark" in out and "13 cards" in out and out.rstrip().endswith(NO_PEER)
+    assert main_bench_env(["big2", "--seconds", "0.01"]) == 0
+    with pytest.raises(ValueError, match="1..13"):
+        big2_lead_hands(14)
+    with pytest.raises(ValueError, match="seconds must be > 0"):
+        bench_env_big2(seconds=0)
