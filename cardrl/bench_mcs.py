@@ -2,7 +2,8 @@
 
 Figures printed:
 
-* us per ``min_combinations`` call on dealt hands (DouDiZhu: the landlord's 20 cards and a peasant's 17; Big2: 13),
+* us per ``min_combinations`` call on dealt hands (DouDiZhu: the landlord's 20 cards and a peasant's 17; Big2: 13;
+  GuanDan: 27 cards at a random level, wild cards included),
   *cold* (the memo cleared before every hand, so each call searches from scratch) and *warm* (the same hands again);
 * us per ``prune_moves`` call over the positions of random games, the cost pruning adds to a training step, with the
   mean legal-set size and the share pruned.
@@ -28,7 +29,7 @@ def _game(name: str):
     if name == "big2":
         from cardrl.games.big2 import Big2Game
         return Big2Game()
-    raise ValueError(f"no MCS benchmark for game {name!r}; available: doudizhu, big2")
+    raise ValueError(f"no MCS benchmark for game {name!r}; available: doudizhu, big2, guandan")
 
 
 def time_calls(search: MinCombinationSearch, hands: list[int], cold: bool) -> float:
@@ -43,6 +44,8 @@ def time_calls(search: MinCombinationSearch, hands: list[int], cold: bool) -> fl
 
 
 def bench_mcs(game_name: str = "doudizhu", deals: int = 2000, prune_games: int = 300) -> dict:
+    if game_name == "guandan":
+        return bench_mcs_guandan(deals, max(1, prune_games // 10))
     from cardrl.search.prune import prune_moves, search_for
 
     game = _game(game_name)
@@ -69,6 +72,49 @@ def bench_mcs(game_name: str = "doudizhu", deals: int = 2000, prune_games: int =
             kept_n += len(kept)
             game.step(int(rng.choice(legal)))
     return {"game": game_name, "deals": deals, "calls": calls, "prune_steps": steps,
+            "prune_us_per_step": 1e6 * prune_s / steps, "legal_per_step": legal_n / steps,
+            "pruned_share": 1 - kept_n / legal_n}
+
+
+def bench_mcs_guandan(deals: int = 2000, prune_deals: int = 30) -> dict:
+    """GuanDan: K of dealt 27-card hands (level drawn per hand), and pruning over random single-deal play."""
+    from cardrl.envs.guandan_v0 import raw_env
+    from cardrl.games.guandan import deal_cards
+    from cardrl.search.guandan_mcs import GuanDanMinCombinationSearch
+    from cardrl.search.prune import prune_moves
+
+    rng = np.random.default_rng(0)
+    hands = [(deal_cards(seed, 0)[0][seed % 4], int(rng.integers(13))) for seed in range(deals)]
+    search = GuanDanMinCombinationSearch()
+    search.k(*hands[0])  # compile
+    timing = {}
+    for label, cold in (("cold_us", True), ("warm_us", False)):
+        start = time.perf_counter()
+        for hand, level in hands:
+            if cold:
+                search.clear_cache()
+            search.k(hand, level)
+        timing[label] = 1e6 * (time.perf_counter() - start) / deals
+    timing["mean_k"] = float(np.mean([search.k(h, lv) for h, lv in hands]))
+    env = raw_env(match=False)
+    steps = legal_n = kept_n = 0
+    prune_s = 0.0
+    for deal in range(prune_deals):
+        env.reset(seed=10_000 + deal)
+        while env.agents:
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            legal = env.legal_moves()
+            t = time.perf_counter()
+            kept = prune_moves(env.game, legal)
+            prune_s += time.perf_counter() - t
+            steps += 1
+            legal_n += len(legal)
+            kept_n += len(kept)
+            env.step(int(rng.choice(legal)))
+    return {"game": "guandan", "deals": deals, "calls": {"27 cards": timing}, "prune_steps": steps,
             "prune_us_per_step": 1e6 * prune_s / steps, "legal_per_step": legal_n / steps,
             "pruned_share": 1 - kept_n / legal_n}
 

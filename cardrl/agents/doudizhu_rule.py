@@ -183,8 +183,11 @@ def _build_units(counts: tuple[int, ...], chains: tuple) -> tuple[Unit, ...]:
             units.append(Unit(cat, r, length, _counts_of((i, width) for i in range(r, r + length))))
     for _, r, length in planes:
         main = [(i, 3) for i in range(r, r + length)]
-        if len(solos) >= length:
-            kick, solos = solos[:length], solos[length:]
+        # a rank of the plane itself (the fourth card of a 4-card rank) is no kicker: that would be a bomb part
+        usable = [k for k in solos if not r <= k < r + length]
+        if len(usable) >= length:
+            kick = usable[:length]
+            solos = [k for k in solos if k not in kick]
             units.append(Unit(_C.PLANE_SOLOS, r, length, _counts_of(main + [(k, 1) for k in kick])))
         elif len(pairs) >= length:
             kick, pairs = pairs[:length], pairs[length:]

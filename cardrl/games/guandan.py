@@ -158,6 +158,8 @@ class GuanDanGame:
     player (or an oracle) sees; ``copy()`` is cheap and ``replay(seed, actions)`` rebuilds a state exactly.
     """
 
+    name = "guandan"
+
     def __init__(self, match: bool = True, level: int = 0, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
                  max_deals: int | None = None):
