@@ -53,7 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--num-env-runners", type=int, default=1)
     train.add_argument("--num-envs-per-env-runner", type=int, default=64)
     train.add_argument("--frames-per-update", type=int, default=3200)
-    train.add_argument("--model", default="douzero_lstm", choices=["douzero_lstm", "mlp"])
+    train.add_argument("--model", default=None, choices=["douzero_lstm", "mlp"],
+                       help="Q-network (default: the game's: douzero_lstm for doudizhu and big2, mlp for guandan)")
     train.add_argument("--lr", type=float, default=1e-4, help="RMSprop learning rate (DouZero: 1e-4)")
     train.add_argument("--epsilon", type=float, default=0.01, help="exploration rate (DouZero: 0.01)")
     train.add_argument("--reward", default="adp", choices=["adp", "wp"])

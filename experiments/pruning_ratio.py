@@ -3,7 +3,8 @@
 For every card play of many deals, count the legal moves and those kept by ``K_i <= K_min + t`` for each slack t in
 2..7, and print the pruning ratio ``1 - kept / legal`` beside the paper's figures. One pass over the plays serves
 all rows (the paper sampled 1,000,000 plays per row). Plays come from a policy of choice (default: uniformly random
-legal moves; the paper does not say which policy generated its plays).
+legal moves; the paper does not say which policy generated its plays); ``random-kept`` plays uniformly among the moves
+that row's slack keeps (an ODMC actor before it has learned anything), one pass per row.
 
     python experiments/pruning_ratio.py --game doudizhu --plays 1000000
     python experiments/pruning_ratio.py --game big2 --plays 200000 --policy mcs-greedy
@@ -50,6 +51,41 @@ def _make_policy(name: str, game: str, kickers: str, seed: int):
 def measure(game: str = "doudizhu", plays: int = 100_000, policy: str = "random", kickers: str = "douzero",
             seed: int = 0) -> dict:
     """Legal and kept move totals per slack over ``plays`` card plays (whole deals, the last one completed)."""
+    if policy == "random-kept":
+        return _measure_random_kept(game, plays, kickers, seed)
+    result = _measure_one_pass(game, plays, policy, kickers, seed)
+    result["legal"] = [result["legal"]] * len(SLACKS)
+    return result
+
+
+def _measure_random_kept(game: str, plays: int, kickers: str, seed: int) -> dict:
+    from cardrl.search.prune import search_for
+
+    state = _make_game(game, kickers)
+    search = search_for(state)
+    rng = np.random.default_rng(seed)
+    legal_rows, kept_rows, deals = [], [], 0
+    start = time.perf_counter()
+    for slack in SLACKS:
+        legal_total = kept = done = 0
+        while done < plays:
+            state.reset(seed + deals)
+            deals += 1
+            while not state.is_over:
+                legal = state.legal_moves()
+                after = search.k_after(state.hand_bits(state.current_player), legal)
+                keep = legal[after <= after.min() + slack]
+                legal_total += len(legal)
+                kept += len(keep)
+                done += 1
+                state.step(int(keep[rng.integers(len(keep))]))
+        legal_rows.append(legal_total)
+        kept_rows.append(kept)
+    return {"game": game, "policy": "random-kept", "plays": plays, "deals": deals, "legal": legal_rows,
+            "kept": kept_rows, "seconds": time.perf_counter() - start}
+
+
+def _measure_one_pass(game: str, plays: int, policy: str, kickers: str, seed: int) -> dict:
     from cardrl.search.prune import search_for
 
     state = _make_game(game, kickers)
@@ -81,12 +117,12 @@ def report(result: dict) -> str:
     name, rows = PAPER_TABLES[result["game"]]
     lines = [f"{result['game']}: {result['plays']:,} card plays in {result['deals']:,} deals, policy "
              f"{result['policy']}, {result['seconds']:.0f} s; legal moves per play "
-             f"{result['legal'] / result['plays']:.2f} (paper {rows[0][1] / 1e6:.2f})",
+             f"{result['legal'][0] / result['plays']:.2f} (paper {rows[0][1] / 1e6:.2f})",
              f"| N/n + d | legal | kept | pruning ratio | paper ({name}) | difference |",
              "|---:|---:|---:|---:|---:|---:|"]
-    for (slack, _, _, paper), kept in zip(rows, result["kept"]):
-        ratio = 100.0 * (1.0 - kept / result["legal"])
-        lines.append(f"| {slack} | {result['legal']:,} | {kept:,} | {ratio:.2f}% | {paper:.2f}% | "
+    for (slack, _, _, paper), kept, legal in zip(rows, result["kept"], result["legal"]):
+        ratio = 100.0 * (1.0 - kept / legal)
+        lines.append(f"| {slack} | {legal:,} | {kept:,} | {ratio:.2f}% | {paper:.2f}% | "
                      f"{ratio - paper:+.2f} pp |")
     return "\n".join(lines)
 
@@ -95,7 +131,7 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", choices=sorted(PAPER_TABLES), default="doudizhu")
     parser.add_argument("--plays", type=int, default=100_000)
-    parser.add_argument("--policy", default="random", help="random | mcs-greedy")
+    parser.add_argument("--policy", default="random", help="random | mcs-greedy | random-kept")
     parser.add_argument("--kickers", default="douzero", help="DouDiZhu move table: douzero | distinct")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

@@ -105,5 +105,16 @@ def test_bench_mcs_reports_calls_and_pruning_cost(capsys):
     assert r["prune_steps"] > 0 and 0 <= r["pruned_share"] < 1
     assert main_bench_mcs(["doudizhu", "--deals", "10"]) == 0
     assert "us/call cold" in capsys.readouterr().out
-    with pytest.raises(ValueError, match="available: doudizhu, big2"):
+    with pytest.raises(ValueError, match="available: doudizhu, big2, guandan"):
         bench_mcs("chess", deals=1)
+
+
+def test_bench_mcs_guandan(capsys):
+    from cardrl.bench_mcs import bench_mcs, format_bench_mcs
+
+    r = bench_mcs("guandan", deals=8, prune_games=10)
+    assert set(r["calls"]) == {"27 cards"}
+    c = r["calls"]["27 cards"]
+    assert c["cold_us"] > 0 and c["warm_us"] > 0 and 1 <= c["mean_k"] <= 27
+    assert r["prune_steps"] > 0 and 0 <= r["pruned_share"] < 1
+    assert "cardrl bench mcs guandan" in format_bench_mcs(r)

@@ -186,6 +186,15 @@ def test_tune_sweep_example_runs_trials(ray_local, tmp_path, capsys):
     assert "lr 0.0001 epsilon 0.01: frames 300" in out and "lr 0.001 epsilon 0.01: frames 300" in out
 
 
+def test_q_model_defaults_per_game_and_a_contradiction_is_refused():
+    assert DMCConfig().game("doudizhu").q_model == "douzero_lstm"
+    assert DMCConfig().game("big2").q_model == "douzero_lstm"
+    assert DMCConfig().game("guandan").q_model == "mlp"
+    assert DMCConfig().training(q_model="mlp").game("doudizhu").q_model == "mlp"  # the user's choice stays
+    with pytest.raises(ValueError, match="q_model='douzero_lstm' needs move-history features; 'guandan' has none"):
+        DMCConfig().training(q_model="douzero_lstm").game("guandan").validate()
+
+
 def test_odmc_config_errors_name_what_is_allowed():
     with pytest.raises(ValueError, match="prune='alpha-beta' is unknown; allowed: None .* or 'mcs'"):
         DMCConfig().training(prune="alpha-beta").validate()
@@ -230,6 +239,42 @@ def test_odmc_trains_and_reports_pruning_ratio(ray_local):
         assert 0.0 < result["pruning_ratio"] < 1.0
     finally:
         algo.stop()
+
+
+def test_guandan_odmc_runner_prunes_card_plays_only():
+    """ODMC on GuanDan (beyond the paper): the runner prunes card plays by the exact wild-card K, never the tribute
+    decisions, and every chosen move is one eq. 2 keeps."""
+    from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+    from cardrl.envs.guandan_v0 import NUM_SPECIAL
+    from cardrl.search.prune import prune_moves
+
+    config = (DMCConfig().game("guandan", max_deals=2, tribute_decisions=True)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
+              .training(q_model="mlp", frames_per_update=128, prune="mcs", prune_slack=1.0, epsilon=1.0)
+              .debugging(seed=3))
+    config.validate()
+    runner = DMCEnvRunner(config=config, worker_index=1)
+    outside, plays = [], 0
+    original_step = runner._step
+
+    def checked_step(i, agent, action, out):
+        nonlocal plays
+        env = runner.envs[i]
+        legal = env.legal_moves()
+        kept = prune_moves(env.unwrapped.game, legal, slack=1.0)
+        if legal.min() < NUM_SPECIAL:
+            assert kept.tolist() == legal.tolist()
+        else:
+            plays += 1
+        if action not in kept:
+            outside.append(action)
+        return original_step(i, agent, action, out)
+
+    runner._step = checked_step
+    result = runner.sample(num_frames=300)
+    legal_seen, kept = result["pruning"]
+    assert plays > 0 and legal_seen > kept > 0 and not outside
+    runner.stop()
 
 
 def test_big2_trains_one_shared_network_checkpoints_and_restores(ray_local, tmp_path):

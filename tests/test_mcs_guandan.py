@@ -117,9 +117,9 @@ def test_pack_counts_subtracts_without_borrow():
             pack_counts(hand - m.counts(), game.level)
 
 
-def _play_positions(num_deals: int):
-    """Positions of random single-deal play through the env: (game copy, legal action ids)."""
-    env = raw_env(match=False)
+def _play_positions(num_deals: int, **env_options):
+    """Positions of random play through the env (single deals unless options say otherwise): (game, legal ids)."""
+    env = raw_env(**(env_options or {"match": False}))
     rng = np.random.default_rng(5)
     for deal in range(num_deals):
         env.reset(seed=deal)
@@ -149,19 +149,20 @@ def test_pruning_keeps_the_winning_move_and_never_empties(slack):
 
 
 def test_pruning_ids_and_move_values_agree_and_tribute_is_never_pruned():
-    checked = 0
-    for game, legal in _play_positions(2):
+    checked = tributes = 0
+    for game, legal in _play_positions(1, max_deals=2, tribute_decisions=True):
         values = game.legal_moves()
         kept_ids = prune_moves(game, legal, slack=1.0)
         kept_values = prune_moves(game, values, slack=1.0)
         if legal.min() < NUM_SPECIAL:
-            assert kept_ids.tolist() == legal.tolist()
+            assert kept_ids.tolist() == legal.tolist() and kept_values == values
             assert all(m.category in (Category.TRIBUTE, Category.RETURN) for m in values)
+            tributes += len(legal) > 1
             continue
         table = level_table(game.level)
         assert [table.move_of(int(a) - NUM_SPECIAL) for a in kept_ids] == kept_values
         checked += 1
-    assert checked > 100
+    assert checked > 100 and tributes > 0
 
 
 def test_guandan_threshold_counts_only_players_still_in_the_deal():

@@ -48,6 +48,8 @@ def one_shared_module(agent_id, episode=None, *args, **kwargs) -> str:
 
 # The policy mapping each game trains with unless the config sets another.
 DEFAULT_MAPPING = {"doudizhu": one_module_per_seat, "big2": one_shared_module, "guandan": one_shared_module}
+# GuanDan's DanZero features have no move history for an LSTM: DanZero's MLP is its model.
+DEFAULT_Q_MODEL = {"doudizhu": "douzero_lstm", "big2": "douzero_lstm", "guandan": "mlp"}
 
 
 class DMCConfig(AlgorithmConfig):
@@ -75,7 +77,8 @@ class DMCConfig(AlgorithmConfig):
         self.grad_clip = 40.0
         self.grad_clip_by = "global_norm"
         self.epsilon = 0.01
-        self.q_model = "douzero_lstm"  # or "mlp" (DanZero's 4x512 tanh)
+        self.q_model = "douzero_lstm"  # or "mlp" (DanZero's 4x512 tanh); .game() sets the game's default
+        self._q_model_chosen = False
         self.frames_per_update = 3200  # per module: DouZero's batch of 32 unrolls of 100
         self.updates_per_iteration = 1
         self.target_scale = None  # role -> factor on the payoff; None: the game's default
@@ -98,6 +101,8 @@ class DMCConfig(AlgorithmConfig):
             if self.policy_mapping_fn in DEFAULT_MAPPING.values():  # not chosen by the user: the game's default
                 self.policy_mapping_fn = DEFAULT_MAPPING.get(GAME_ENVS.get(name, name).split("_v")[0],
                                                              self.policy_mapping_fn)
+            if not self._q_model_chosen:  # DouZero's LSTM where the features have a history, else DanZero's MLP
+                self.q_model = DEFAULT_Q_MODEL.get(GAME_ENVS.get(name, name).split("_v")[0], self.q_model)
         if env_config:
             self.env_config = {**dict(self.env_config or {}), **env_config}
         return self
@@ -112,6 +117,8 @@ class DMCConfig(AlgorithmConfig):
         fixes the slack). ``actor_q_clip=lambda`` turns on DanZero's learner preprocessing (Lu et al. 2023, IV-B2;
         lambda 0.65 there): the loss is clipped around the Q the actor acted on (see ``actor_q_clipped_loss``)."""
         super().training(**kwargs)
+        if q_model is not NotProvided:
+            self._q_model_chosen = True
         for name, value in dict(epsilon=epsilon, q_model=q_model, frames_per_update=frames_per_update,
                                 rmsprop_alpha=rmsprop_alpha, rmsprop_eps=rmsprop_eps,
                                 updates_per_iteration=updates_per_iteration, target_scale=target_scale,
@@ -160,6 +167,10 @@ class DMCConfig(AlgorithmConfig):
             errors.append(f"game {self.game_name!r} is unknown; available: {sorted(GAME_ENVS)}")
         if self.q_model not in MODELS:
             errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
+        elif self.q_model == "douzero_lstm" and DEFAULT_Q_MODEL.get(
+                GAME_ENVS.get(self.game_name, self.game_name).split("_v")[0]) == "mlp":
+            errors.append(f"q_model='douzero_lstm' needs move-history features; {self.game_name!r} has none: use "
+                          f"q_model='mlp'")
         if not 0.0 <= self.epsilon <= 1.0:
             errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
         if self.frames_per_update < 1:

@@ -18,11 +18,14 @@ from pathlib import Path
 def build_config(args):
     from cardrl.algorithms.dmc.dmc import DMCConfig
 
+    config = DMCConfig()
+    if getattr(args, "model", None):
+        config.training(q_model=args.model)
     config = (
-        DMCConfig()
+        config
         .game(args.game, **({"reward": args.reward} if args.game == "doudizhu" else {}))
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
-        .training(q_model=args.model, frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon,
+        .training(frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon,
                   prune=getattr(args, "prune", None), prune_slack=getattr(args, "prune_slack", "paper"),
                   prune_extra=getattr(args, "prune_extra", 0.0), actor_q_clip=getattr(args, "actor_q_clip", None))
         .learners(num_learners=0, num_gpus_per_learner=1 if args.gpu else 0)
@@ -68,7 +71,7 @@ def run_training(args) -> int:
     device = _learner_device(algo)
     algo_name = "ODMC (MCS pruning)" if getattr(args, "prune", None) else "DMC"
     print(f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
-          f"games, model {args.model}, learner on {device}, run dir {out}", flush=True)
+          f"games, model {config.q_model}, learner on {device}, run dir {out}", flush=True)
     try:
         while True:
             result = algo.train()
