@@ -33,7 +33,7 @@ SPEC_HELP = "random[:SEED] | rule | rule-control (GuanDan) | mcs-greedy | checkp
 DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ckpt",
                  "landlord_up": "landlord_up.ckpt"}
 _RULE_GAMES = {"rule": ("doudizhu", "big2", "guandan"), "rule-control": ("guandan",), "douzero": ("doudizhu",),
-               "mcs-greedy": ("doudizhu", "big2")}
+               "mcs-greedy": ("doudizhu", "big2", "guandan")}
 
 
 @dataclass(frozen=True)
@@ -141,6 +141,8 @@ def _mcs_greedy(game: str, options: dict[str, Any]) -> Agent:
         except ImportError:
             raise ValueError("agent spec 'mcs-greedy' needs cardrl.search.MCSGreedyAgent (Minimum Combination "
                              "Search), which this cardrl does not provide yet") from None
+    if game == "guandan":
+        return MCSGreedyAgent(game="guandan")
     if game == "big2":
         from cardrl.games.big2_moves import big2_move_table
 

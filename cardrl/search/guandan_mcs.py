@@ -206,6 +206,13 @@ class GuanDanMinCombinationSearch:
         """:meth:`k_after` on packed keys (:func:`pack_counts`), without checks: the hot path of pruning."""
         return _k_after(np.int64(hand_key), np.asarray(move_keys, dtype=np.int64), self._memo_for_call())
 
+    def __getstate__(self) -> dict:  # the memo (a compiled dict) is not shipped, e.g. to Ray workers: it rebuilds
+        return {k: v for k, v in self.__dict__.items() if k not in ("_memo", "_arg_tuple")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.clear_cache()
+
     def cache_size(self) -> int:
         return len(self._memo)
 

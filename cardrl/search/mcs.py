@@ -236,6 +236,13 @@ class MinCombinationSearch:
         moves = np.asarray(move_ids, dtype=np.int64)
         return _k_after(np.int64(hand_bits), moves, *self._args())
 
+    def __getstate__(self) -> dict:  # the memo (a compiled dict) is not shipped, e.g. to Ray workers: it rebuilds
+        return {k: v for k, v in self.__dict__.items() if k not in ("_memo", "_arg_tuple")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.clear_cache()
+
     def cache_size(self) -> int:
         """Sub-hands solved and remembered so far."""
         return len(self._memo)
