@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.bench import _machine, _num, _rate_loop, _us_per_call
+from cardrl.bench import _machine, _num, _rate_loop, _us_per_call, random_env_play
 from cardrl.games.big2 import HAND_SIZE, Big2Game
 
 __all__ = ["bench_env_big2", "format_bench_env_big2", "main_bench_env_big2", "BIG2_LEAD_SIZES", "NO_PEER"]
@@ -68,24 +68,7 @@ def _engine(seconds: float, features: bool) -> dict[str, Any]:
 def _env(seconds: float) -> dict[str, Any]:
     from cardrl.envs import big2_v0
 
-    env = big2_v0.env()
-    rng = np.random.default_rng(0)
-
-    def play(i: int) -> int:
-        env.reset(seed=i)
-        steps = 0
-        for _agent in env.agent_iter():
-            obs, _rew, term, trunc, _info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"].astype(bool, copy=False))
-                action = int(legal[rng.integers(len(legal))])
-                steps += 1
-            env.step(action)
-        return steps
-
-    return _rate_loop(play, seconds)
+    return _rate_loop(random_env_play(big2_v0.env()), seconds)
 
 
 def _positions(count: int, seed: int = 0) -> list[tuple[Big2Game, int]]:

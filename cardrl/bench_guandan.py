@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.bench import _machine, _num, _rate_loop, _us_per_call
+from cardrl.bench import _machine, _num, _rate_loop, _us_per_call, random_env_play
 from cardrl.games.guandan import GuanDanGame, deal_cards
 from cardrl.games.guandan_moves import legal_moves
 
@@ -70,25 +70,8 @@ def _engine(seconds: float, features: bool) -> dict[str, Any]:
 def _env(seconds: float) -> dict[str, Any]:
     from cardrl.envs import guandan_v0
 
-    env = guandan_v0.env(match=False)
     guandan_v0.level_table(0)  # built once per process (~1-2 s), not part of the rate
-    rng = np.random.default_rng(0)
-
-    def play(i: int) -> int:
-        env.reset(seed=i)
-        steps = 0
-        for _agent in env.agent_iter():
-            obs, _rew, term, trunc, _info = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"].view(bool))  # 0/1 int8 read as bool: 10x faster
-                action = int(legal[rng.integers(len(legal))])
-                steps += 1
-            env.step(action)
-        return steps
-
-    return _rate_loop(play, seconds)
+    return _rate_loop(random_env_play(guandan_v0.env(match=False)), seconds)
 
 
 def _positions(count: int, seed: int = 0) -> list[tuple[GuanDanGame, int]]:

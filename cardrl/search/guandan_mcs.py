@@ -25,10 +25,10 @@ engine's own lead moves on thousands of small hands with 0, 1 and 2 wilds.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from cardrl.games.guandan_moves import BLACK_JOKER, HEARTS, NUM_KINDS, NUM_RANKS, RED_JOKER, check_level
+from cardrl.search.mcs import MemoisedSearch
 
 WILD_FIELD, BLACK_FIELD, RED_FIELD = 13, 14, 15
 # Sequences (RULES.md): (length, cards per place, number of starts) on the ace-low line A 2 3 .. K A, where place 0
@@ -173,7 +173,7 @@ def _k_after(hand, moves, memo):
     return out
 
 
-class GuanDanMinCombinationSearch:
+class GuanDanMinCombinationSearch(MemoisedSearch):
     """Exact K for GuanDan hands with wild cards (module docstring); memoised across calls and levels.
 
     ``k(counts, level)`` is K of a 54-count hand; ``k_after(counts, level, move_counts)`` is K after each move of an
@@ -183,12 +183,6 @@ class GuanDanMinCombinationSearch:
     def __init__(self, max_cache: int = 2_000_000):
         self.max_cache = int(max_cache)
         self.clear_cache()
-
-    def _memo_for_call(self):
-        self._calls += 1
-        if self._calls % 1024 == 0 and len(self._memo) > self.max_cache:
-            self.clear_cache()
-        return self._memo
 
     def k(self, counts, level: int) -> int:
         """The fewest moves that empty the hand (0 for an empty hand)."""
@@ -205,20 +199,6 @@ class GuanDanMinCombinationSearch:
     def k_after_packed(self, hand_key: int, move_keys: np.ndarray) -> np.ndarray:
         """:meth:`k_after` on packed keys (:func:`pack_counts`), without checks: the hot path of pruning."""
         return _k_after(np.int64(hand_key), np.asarray(move_keys, dtype=np.int64), self._memo_for_call())
-
-    def __getstate__(self) -> dict:  # the memo (a compiled dict) is not shipped, e.g. to Ray workers: it rebuilds
-        return {k: v for k, v in self.__dict__.items() if k not in ("_memo", "_arg_tuple")}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.clear_cache()
-
-    def cache_size(self) -> int:
-        return len(self._memo)
-
-    def clear_cache(self) -> None:
-        self._memo = Dict.empty(key_type=types.int64, value_type=types.int8)
-        self._calls = 0
 
 
 def _check_hand(counts) -> np.ndarray:

@@ -195,7 +195,36 @@ def _k_after(hand, moves, thermometer, group_bits, group_start, group_end, move_
     return out
 
 
-class MinCombinationSearch:
+class MemoisedSearch:
+    """A K search with a compiled memo ``int64 hand key -> int8 K`` that starts over past ``max_cache`` entries and
+    is not pickled (e.g. to Ray workers): a copy starts with an empty memo."""
+
+    max_cache: int
+
+    def _memo_for_call(self):
+        self._calls += 1
+        if self._calls % 1024 == 0 and len(self._memo) > self.max_cache:  # len() of a typed dict costs a few us
+            self.clear_cache()
+        return self._memo
+
+    def cache_size(self) -> int:
+        """Sub-hands solved and remembered so far."""
+        return len(self._memo)
+
+    def clear_cache(self) -> None:
+        """Forget every solved sub-hand."""
+        self._memo = Dict.empty(key_type=types.int64, value_type=types.int8)
+        self._calls = 0
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in ("_memo", "_arg_tuple")}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self.clear_cache()
+
+
+class MinCombinationSearch(MemoisedSearch):
     """K of hands of one game variant (Luo & Tan 2024, eq. 1; Algorithm 5 for DouDiZhu, Algorithm 2 for Big2).
 
     Build one per move table and reuse it: solved sub-hands are memoised (up to ``max_cache`` entries, then the
@@ -222,9 +251,7 @@ class MinCombinationSearch:
         self.clear_cache()
 
     def _args(self):
-        self._calls += 1
-        if self._calls % 1024 == 0 and len(self._memo) > self.max_cache:  # len() of a typed dict costs a few us
-            self.clear_cache()
+        self._memo_for_call()
         return self._arg_tuple
 
     def k(self, hand_bits: int) -> int:
@@ -236,21 +263,9 @@ class MinCombinationSearch:
         moves = np.asarray(move_ids, dtype=np.int64)
         return _k_after(np.int64(hand_bits), moves, *self._args())
 
-    def __getstate__(self) -> dict:  # the memo (a compiled dict) is not shipped, e.g. to Ray workers: it rebuilds
-        return {k: v for k, v in self.__dict__.items() if k not in ("_memo", "_arg_tuple")}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self.clear_cache()
-
-    def cache_size(self) -> int:
-        """Sub-hands solved and remembered so far."""
-        return len(self._memo)
-
     def clear_cache(self) -> None:
         """Forget every solved sub-hand."""
-        self._memo = Dict.empty(key_type=types.int64, value_type=types.int8)
-        self._calls = 0
+        super().clear_cache()
         self._arg_tuple = (self.thermometer, self._group_bits, self._group_start, self._group_end, self._move_bits,
                            self.fixed, _NIBBLE_COUNT, self._memo)
 
