@@ -26,11 +26,10 @@ from __future__ import annotations
 from typing import Mapping
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cardrl.envs.doudizhu_v0 import OrderEnforcing
-from cardrl.envs.turns import check_action_int, leave_if_done, settle_rewards
+from cardrl.envs.turns import DeclaredSpaces, check_action_int, leave_if_done, masked_spaces, settle_rewards
 from cardrl.features.unified import UnifiedFeatures
 from cardrl.games.big2 import NUM_PLAYERS, Big2Game, IllegalMoveError
 from cardrl.games.common import check_seed
@@ -45,7 +44,7 @@ def env(**kwargs) -> AECEnv:
     return OrderEnforcing(raw_env(**kwargs))
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
+class raw_env(DeclaredSpaces, AECEnv):  # noqa: N801 (PettingZoo naming convention)
     """Big2 AEC env over :class:`~cardrl.games.big2.Big2Game` with Luo & Tan's unified features (Table 14);
     see the module docstring."""
 
@@ -64,21 +63,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         self.num_actions = self.game.num_moves
         self.possible_agents = list(AGENTS)
         self._seat_of = {a: s for s, a in enumerate(AGENTS)}
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (self.features.obs_dim(a),), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-            }) for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = masked_spaces(
+            {a: self.features.obs_dim(a) for a in self.possible_agents}, self.num_actions)
         self._seed_rng: np.random.Generator | None = None
         self._legal: np.ndarray | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ---- seats and agents --------------------------------------------------------------------
     def _seat(self, agent: str) -> int:

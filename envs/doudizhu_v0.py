@@ -23,14 +23,13 @@ says what was wrong and what is allowed; the state is unchanged.
 from __future__ import annotations
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardrl.cards import rank_counts_to_vector
 from cardrl.features.douzero import DouZeroFeatures
 from cardrl.features.unified import UnifiedFeatures
-from cardrl.envs.turns import check_action_int, leave_if_done, settle_rewards
+from cardrl.envs.turns import DeclaredSpaces, check_action_int, leave_if_done, masked_spaces, settle_rewards
 from cardrl.games.doudizhu import REWARDS, ROLES, DouDizhuGame, IllegalMoveError, check_seed
 
 SEATS = ("player_0", "player_1", "player_2")
@@ -74,7 +73,7 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return self.env.last(observe)
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
+class raw_env(DeclaredSpaces, AECEnv):  # noqa: N801 (PettingZoo naming convention)
     """DouDiZhu AEC env over :class:`~cardrl.games.doudizhu.DouDizhuGame`; see the module docstring."""
 
     metadata = {"render_modes": ["ansi"], "name": "doudizhu_v0", "is_parallelizable": False}
@@ -100,21 +99,9 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
             obs_dims = {a: _BID_BLOCK + self.features.obs_dim("landlord_down") for a in self.possible_agents}
         else:
             obs_dims = {a: self.features.obs_dim(a) for a in self.possible_agents}
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, (obs_dims[a],), np.float32),
-                "action_mask": spaces.Box(0, 1, (self.num_actions,), np.int8),
-            }) for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(self.num_actions) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = masked_spaces(obs_dims, self.num_actions)
         self._seed_rng: np.random.Generator | None = None
         self._legal: np.ndarray | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ---- seats and agents --------------------------------------------------------------------
     def _seat(self, agent: str) -> int:

@@ -48,11 +48,10 @@ from functools import lru_cache
 from itertools import chain
 
 import numpy as np
-from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from cardrl.envs.doudizhu_v0 import OrderEnforcing
-from cardrl.envs.turns import check_action_int, leave_if_done
+from cardrl.envs.turns import DeclaredSpaces, check_action_int, leave_if_done, masked_spaces
 from cardrl.features.danzero import STATE_DIM, DanZeroFeatures, moves_to_counts
 from cardrl.games.common import IllegalMoveError, check_seed
 from cardrl.games.guandan import RETURN, TRIBUTE, GuanDanGame, team_of
@@ -170,7 +169,7 @@ def level_table(level: int) -> LevelMoveTable:
     return LevelMoveTable(level)
 
 
-class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
+class raw_env(DeclaredSpaces, AECEnv):  # noqa: N801 (PettingZoo naming convention)
     """GuanDan AEC env over :class:`~cardrl.games.guandan.GuanDanGame`; see the module docstring."""
 
     metadata = {"render_modes": ["ansi"], "name": "guandan_v0", "is_parallelizable": False}
@@ -195,21 +194,10 @@ class raw_env(AECEnv):  # noqa: N801 (PettingZoo naming convention)
         self.features = DanZeroFeatures()
         self.num_actions = NUM_ACTIONS
         self.possible_agents = list(SEATS)
-        self.observation_spaces = {
-            a: spaces.Dict({
-                "observation": spaces.Box(-1.0, 2.0, (STATE_DIM,), np.float32),
-                "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), np.int8),
-            }) for a in self.possible_agents
-        }
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.possible_agents}
+        self.observation_spaces, self.action_spaces = masked_spaces(
+            {a: STATE_DIM for a in self.possible_agents}, NUM_ACTIONS, low=-1.0, high=2.0)
         self._seed_rng: np.random.Generator | None = None
         self._legal_ids: np.ndarray | None = None
-
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
 
     # ---- moves and ids -----------------------------------------------------------------------
     @property

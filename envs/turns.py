@@ -4,7 +4,9 @@
   error for a step after every agent has left;
 * :func:`check_action_int`: an action must be a plain int (bools and floats are refused with what is allowed);
 * :func:`settle_rewards`: after a move, the rewards of every live agent (the engine's payoffs when the episode
-  ends, else 0) and their termination flags.
+  ends, else 0) and their termination flags;
+* :func:`masked_spaces` and :class:`DeclaredSpaces`: the spaces declared up front, ``Dict(observation, action_mask)``
+  per agent and ``Discrete(num_actions)``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,32 @@ from typing import Callable
 
 import numpy as np
 
+from gymnasium import spaces
+
 from cardrl.games.common import GameOverError
+
+
+def masked_spaces(obs_dims: dict[str, int], num_actions: int, low: float = 0.0,
+                  high: float = 1.0) -> tuple[dict[str, spaces.Space], dict[str, spaces.Space]]:
+    """Observation spaces ``Dict(observation: Box(low, high, (dim,)), action_mask: Box(0, 1, (num_actions,), int8))``
+    and action spaces ``Discrete(num_actions)`` for agents -> observation size."""
+    observation = {a: spaces.Dict({"observation": spaces.Box(low, high, (dim,), np.float32),
+                                   "action_mask": spaces.Box(0, 1, (num_actions,), np.int8)})
+                   for a, dim in obs_dims.items()}
+    return observation, {a: spaces.Discrete(num_actions) for a in obs_dims}
+
+
+class DeclaredSpaces:
+    """Mixin (before ``AECEnv``): the per-agent spaces come from ``observation_spaces`` / ``action_spaces``."""
+
+    observation_spaces: dict
+    action_spaces: dict
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
 
 
 def leave_if_done(env, action, episode: str = "deal") -> bool:
