@@ -177,10 +177,11 @@ class GuanDanMinCombinationSearch(MemoisedSearch):
     """Exact K for GuanDan hands with wild cards (module docstring); memoised across calls and levels.
 
     ``k(counts, level)`` is K of a 54-count hand; ``k_after(counts, level, move_counts)`` is K after each move of an
-    ``(n, 54)`` count matrix (a pass is a zero row). Subsets of the hand only: a move must be in the hand.
+    ``(n, 54)`` count matrix (a pass is a zero row). Subsets of the hand only: a move must be in the hand. Sub-hands
+    rarely recur across deals, so a modest memo (``max_cache`` entries, then it starts over) loses little.
     """
 
-    def __init__(self, max_cache: int = 2_000_000):
+    def __init__(self, max_cache: int = 1_000_000):  # ~60 bytes an entry: ~60 MB at most
         self.max_cache = int(max_cache)
         self.clear_cache()
 
