@@ -125,6 +125,18 @@ def test_min_combinations_accepts_strings_counts_and_bits():
         min_combinations("doudizhu", "33333")
 
 
+def test_search_pickles_without_its_memo():
+    """Agents holding a search are shipped to Ray workers: the copy starts with an empty memo and gives the same K."""
+    import pickle
+
+    game = DouDizhuGame().reset(5)
+    mcs = MinCombinationSearch("doudizhu", game.table, "douzero")
+    k = mcs.k(game.hand_bits(0))
+    assert mcs.cache_size() > 0
+    copy = pickle.loads(pickle.dumps(mcs))
+    assert copy.cache_size() == 0 and copy.k(game.hand_bits(0)) == k
+
+
 def test_k_after_is_k_of_the_hand_without_the_move():
     game = DouDizhuGame().reset(11)
     mcs = MinCombinationSearch("doudizhu", game.table, "douzero")
