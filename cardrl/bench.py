@@ -44,6 +44,27 @@ _DOUZERO_CARD = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 20, 30)  # DouZero
 
 
 # ---- timing helpers ---------------------------------------------------------------------------
+def random_game_play(game, encode: Callable | None = None, seed: int = 0) -> Callable[[int], int]:
+    """``play(i) -> steps``: one game of uniformly random legal moves on an engine (reset with seed ``i``), encoding
+    the mover's features first when ``encode(game, seat)`` is given. Legal moves are ids (DouDiZhu, Big2) or a list
+    of moves that the engine also takes by index (GuanDan)."""
+    rng = np.random.default_rng(seed)
+
+    def play(i: int) -> int:
+        game.reset(i)
+        steps = 0
+        while not game.is_over:
+            if encode is not None:
+                encode(game, game.current_player)
+            legal = game.legal_moves()
+            j = int(rng.integers(len(legal)))
+            game.step(int(legal[j]) if isinstance(legal, np.ndarray) else j)
+            steps += 1
+        return steps
+
+    return play
+
+
 def random_env_play(env, seed: int = 0) -> Callable[[int], int]:
     """``play(i) -> steps``: one game of uniformly random legal moves through a PettingZoo env of ours (reset with
     seed ``i``), the legal moves read from the observation's action mask as an agent would."""
@@ -65,6 +86,19 @@ def random_env_play(env, seed: int = 0) -> Callable[[int], int]:
         return steps
 
     return play
+
+
+def play_rate_lines(game: str, result: dict[str, Any], play: str, games: str, labels: dict[str, str],
+                    games_format: str) -> list[str]:
+    """The head of a no-peer env benchmark table: title, rate note and one random-play row per part of
+    ``labels`` (``"engine"``, ``"features"``, ``"env"`` -> row label), games/s formatted by ``games_format``."""
+    lines = [f"{game} env benchmark: {result['seconds']:g} s per measurement; {result['machine']}",
+             "(rates per CPU-second of the benchmark process: equal to wall time on an idle machine)", "",
+             f"{play:<50}{games:>10}{'steps/s':>11}"]
+    for part, label in labels.items():
+        rate = result["ours"][part]
+        lines.append(f"{label:<50}{_num(rate['games_per_s'], games_format):>10}{_num(rate['steps_per_s']):>11}")
+    return lines
 
 
 def _rate_loop(play_one: Callable[[int], int], seconds: float) -> dict[str, float]:
@@ -116,8 +150,6 @@ def lead_hands(num_cards: int, count: int = _HANDS_PER_SIZE, seed: int = 0) -> l
 
 # ---- ours ---------------------------------------------------------------------------------------
 def _ours_engine(seconds: float, features: bool) -> dict[str, Any]:
-    game = DouDizhuGame()
-    rng = np.random.default_rng(0)
     encode = None
     if features:
         try:
@@ -125,19 +157,7 @@ def _ours_engine(seconds: float, features: bool) -> dict[str, Any]:
         except ImportError as err:
             return {"skipped": f"cardrl.features.douzero not importable ({err})"}
         encode = DouZeroFeatures().encode
-
-    def play(i: int) -> int:
-        game.reset(i)
-        steps = 0
-        while not game.is_over:
-            if encode is not None:
-                encode(game, game.current_player)
-            legal = game.legal_moves()
-            game.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-        return steps
-
-    return _rate_loop(play, seconds)
+    return _rate_loop(random_game_play(DouDizhuGame(), encode), seconds)
 
 
 def _ours_env(seconds: float) -> dict[str, Any]:

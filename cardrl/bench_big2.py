@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.bench import _machine, _num, _rate_loop, _us_per_call, random_env_play
+from cardrl.bench import _machine, _rate_loop, _us_per_call, play_rate_lines, random_env_play, random_game_play
 from cardrl.games.big2 import HAND_SIZE, Big2Game
 
 __all__ = ["bench_env_big2", "format_bench_env_big2", "main_bench_env_big2", "BIG2_LEAD_SIZES", "NO_PEER"]
@@ -43,26 +43,12 @@ def big2_lead_hands(num_cards: int, count: int = _HANDS_PER_SIZE, seed: int = 0)
 
 
 def _engine(seconds: float, features: bool) -> dict[str, Any]:
-    game = Big2Game()
-    rng = np.random.default_rng(0)
     encode = None
     if features:
         from cardrl.features.unified import UnifiedFeatures
 
         encode = UnifiedFeatures().encode
-
-    def play(i: int) -> int:
-        game.reset(i)
-        steps = 0
-        while not game.is_over:
-            if encode is not None:
-                encode(game, game.current_player)
-            legal = game.legal_moves()
-            game.step(int(legal[rng.integers(len(legal))]))
-            steps += 1
-        return steps
-
-    return _rate_loop(play, seconds)
+    return _rate_loop(random_game_play(Big2Game(), encode), seconds)
 
 
 def _env(seconds: float) -> dict[str, Any]:
@@ -118,14 +104,10 @@ def bench_env_big2(seconds: float = 3.0) -> dict[str, Any]:
 def format_bench_env_big2(result: dict[str, Any]) -> str:
     """The Big2 benchmark result as a text table, ending with the no-peer line."""
     ours = result["ours"]
-    lines = [f"Big2 env benchmark: {result['seconds']:g} s per measurement; {result['machine']}",
-             "(rates per CPU-second of the benchmark process: equal to wall time on an idle machine)", "",
-             f"{'random play':<50}{'games/s':>10}{'steps/s':>11}"]
-    for part, label in (("engine", "cardrl Big2Game, no features"),
-                        ("features", "cardrl Big2Game + unified features"),
-                        ("env", "cardrl big2_v0 PettingZoo env (features + mask)")):
-        rate = ours[part]
-        lines.append(f"{label:<50}{_num(rate['games_per_s'], '{:,.1f}'):>10}{_num(rate['steps_per_s']):>11}")
+    lines = play_rate_lines("Big2", result, "random play", "games/s",
+                            {"engine": "cardrl Big2Game, no features",
+                             "features": "cardrl Big2Game + unified features",
+                             "env": "cardrl big2_v0 PettingZoo env (features + mask)"}, "{:,.1f}")
     lines += ["", f"{'unified features (luo_tan_v1) encode, us/call':<50}{ours['encode_us']:>10.1f}", "",
               f"{'lead move generation, us/call (moves)':<50}"
               + "".join(f"{f'{n} cards':>16}" for n in BIG2_LEAD_SIZES)]

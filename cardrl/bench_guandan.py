@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.bench import _machine, _num, _rate_loop, _us_per_call, random_env_play
+from cardrl.bench import _machine, _rate_loop, _us_per_call, play_rate_lines, random_env_play, random_game_play
 from cardrl.games.guandan import GuanDanGame, deal_cards
 from cardrl.games.guandan_moves import legal_moves
 
@@ -44,27 +44,13 @@ def guandan_lead_hands(count: int = _LEAD_HANDS, seed: int = 0) -> list[tuple[np
 
 
 def _engine(seconds: float, features: bool) -> dict[str, Any]:
-    game = GuanDanGame(match=False)
-    rng = np.random.default_rng(0)
     encode = None
     if features:
         from cardrl.features.danzero import DanZeroFeatures, wild_flags
 
         encode = DanZeroFeatures().encode
         wild_flags(np.full(54, 1, dtype=np.int8), 0)  # compile the numba kernel outside the timed loop
-
-    def play(i: int) -> int:
-        game.reset(i)
-        steps = 0
-        while not game.is_over:
-            if encode is not None:
-                encode(game, game.current_player)
-            legal = game.legal_moves()
-            game.step(int(rng.integers(len(legal))))
-            steps += 1
-        return steps
-
-    return _rate_loop(play, seconds)
+    return _rate_loop(random_game_play(GuanDanGame(match=False), encode), seconds)
 
 
 def _env(seconds: float) -> dict[str, Any]:
@@ -132,14 +118,10 @@ def bench_env_guandan(seconds: float = 3.0) -> dict[str, Any]:
 def format_bench_env_guandan(result: dict[str, Any]) -> str:
     """The GuanDan benchmark result as a text table, ending with the no-peer line."""
     ours = result["ours"]
-    lines = [f"GuanDan env benchmark: {result['seconds']:g} s per measurement; {result['machine']}",
-             "(rates per CPU-second of the benchmark process: equal to wall time on an idle machine)", "",
-             f"{'random play, single deals':<50}{'deals/s':>10}{'steps/s':>11}"]
-    for part, label in (("engine", "cardrl GuanDanGame, no features"),
-                        ("features", "cardrl GuanDanGame + DanZero features"),
-                        ("env", "cardrl guandan_v0 PettingZoo env (features + mask)")):
-        rate = ours[part]
-        lines.append(f"{label:<50}{_num(rate['games_per_s'], '{:,.2f}'):>10}{_num(rate['steps_per_s']):>11}")
+    lines = play_rate_lines("GuanDan", result, "random play, single deals", "deals/s",
+                            {"engine": "cardrl GuanDanGame, no features",
+                             "features": "cardrl GuanDanGame + DanZero features",
+                             "env": "cardrl guandan_v0 PettingZoo env (features + mask)"}, "{:,.2f}")
     lead = ours["lead27"]
     lines += ["", f"{'DanZero features (danzero_v1) encode, us/call':<50}{ours['encode_us']:>10.1f}", "",
               f"{'legal moves on 27-card leads (random levels)':<50}{'mean us':>10}{'p99 us':>11}{'moves':>9}",

@@ -225,7 +225,7 @@ class raw_env(DeclaredSpaces, AECEnv):  # noqa: N801 (PettingZoo naming conventi
 
     def move_of(self, action: int) -> Move:
         """The ``Move`` an action id stands for at the current level."""
-        action = self._check_type(action)
+        action = check_action_int(None, action, NUM_ACTIONS, "an action id")
         if not 0 <= action < NUM_ACTIONS:
             raise ValueError(f"action ids are 0..{NUM_ACTIONS - 1}, got {action}")
         if action < NUM_SPECIAL:
@@ -282,13 +282,6 @@ class raw_env(DeclaredSpaces, AECEnv):  # noqa: N801 (PettingZoo naming conventi
         if agent == self.agent_selection and not self.game.is_over:
             mask[self.legal_moves()] = 1
         return {"observation": self.features.encode(self.game, self._seat(agent)), "action_mask": mask}
-
-    @staticmethod
-    def _check_type(action) -> int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action must be an int in Discrete({NUM_ACTIONS}), got "
-                            f"{type(action).__name__} {action!r}")
-        return int(action)
 
     def _index_of(self, agent: str, action: int) -> int:
         """The position of action id ``action`` in the engine's legal list, or a clear error."""

@@ -57,10 +57,11 @@ def leave_if_done(env, action, episode: str = "deal") -> bool:
     return False
 
 
-def check_action_int(agent: str, action, num_actions: int, what: str = "a move id") -> int:
-    """The action as an int, or TypeError naming the allowed range."""
+def check_action_int(agent: str | None, action, num_actions: int, what: str = "a move id") -> int:
+    """The action (of ``agent``, if one is named) as an int, or TypeError naming the allowed range."""
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise TypeError(f"{agent}'s action must be an int in Discrete({num_actions}) ({what} 0..{num_actions - 1}), "
+        subject = f"{agent}'s action" if agent else "an action"
+        raise TypeError(f"{subject} must be an int in Discrete({num_actions}) ({what} 0..{num_actions - 1}), "
                         f"got {type(action).__name__} {action!r}")
     return int(action)
 

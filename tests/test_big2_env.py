@@ -9,6 +9,7 @@ from cardrl.envs.rllib import GAME_ENVS, RLlibMultiAgentEnv, make_aec_env, regis
 from cardrl.features.unified import UnifiedFeatures
 from cardrl.games.big2 import Big2Game, GameOverError, IllegalMoveError
 from cardrl.games.big2_moves import move_id
+from rllib_episode import play_random_episode
 
 
 @pytest.mark.parametrize("opts", [{}, {"open_with_three_diamonds": False, "straight_order": "low"}])
@@ -206,16 +207,7 @@ def test_rllib_adapter_plays_whole_deals():
         obs, infos = env.reset(seed=seed)
         (first,) = obs
         assert first == env.possible_agents[env.aec.game.current_player]
-        rewards = dict.fromkeys(env.possible_agents, 0.0)
-        while True:
-            (agent, ob), = obs.items()
-            action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
-            obs, rew, term, trunc, infos = env.step({agent: action})
-            for a, r in rew.items():
-                rewards[a] += r
-            if term["__all__"]:
-                break
-            assert len(obs) == 1
+        rewards = play_random_episode(env, obs, rng)
         assert sum(rewards.values()) == 0
         assert [rewards[a] for a in env.possible_agents] == env.aec.game.payoffs().tolist()
 

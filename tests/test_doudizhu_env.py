@@ -7,6 +7,7 @@ from pettingzoo.test import api_test, seed_test
 from cardrl.envs import doudizhu_v0
 from cardrl.envs.rllib import RLlibMultiAgentEnv, make_aec_env, register_cardrl_envs
 from cardrl.games.doudizhu import GameOverError, IllegalMoveError
+from rllib_episode import play_random_episode
 
 
 @pytest.mark.parametrize("bidding", [False, True])
@@ -155,16 +156,7 @@ def test_rllib_adapter_plays_whole_deals():
     for seed in range(5):
         obs, infos = env.reset(seed=seed)
         assert list(obs) == ["landlord"]
-        rewards = dict.fromkeys(env.possible_agents, 0.0)
-        while True:
-            (agent, ob), = obs.items()
-            action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
-            obs, rew, term, trunc, infos = env.step({agent: action})
-            for a, r in rew.items():
-                rewards[a] += r
-            if term["__all__"]:
-                break
-            assert len(obs) == 1
+        rewards = play_random_episode(env, obs, rng)
         assert sum(rewards.values()) == 0 and rewards["landlord"] != 0
 
 

@@ -7,28 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cardrl.agents import Agent, Big2RuleAgent, RandomAgent
+from cardrl.agents import Big2RuleAgent, RandomAgent
 from cardrl.eval import DealSet, generate_deals, load_deals, run_league, run_tournament
 from cardrl.eval.agents import build_agent
 from cardrl.eval.protocols import protocol_for
 from cardrl.games.big2 import Big2Game
-
-
-class CountingAgent(Agent):
-    """Random play that counts its decisions (to show that bad input fails before any game is played)."""
-
-    name = "counting"
-
-    def __init__(self):
-        self.inner = RandomAgent(0)
-        self.calls = 0
-
-    def reset(self, seed: int) -> None:
-        self.inner.reset(seed)
-
-    def act(self, view, legal_moves):
-        self.calls += 1
-        return self.inner.act(view, legal_moves)
+from counting_agent import CountingAgent
 
 
 # ---- protocol and deal files ----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from cardrl.envs.rllib import ENV_MODULES, GAME_ENVS, RLlibMultiAgentEnv, make_a
 from cardrl.features.danzero import DanZeroFeatures
 from cardrl.games.guandan import GameOverError, IllegalMoveError
 from cardrl.games.guandan_moves import Category, Move, hand_from_string, parse_cards
+from rllib_episode import play_random_episode
 
 
 def test_pettingzoo_api_and_seed_single_deal():
@@ -52,6 +53,8 @@ def test_ids_round_trip_and_action_features():
         assert [env.move_of(int(i)) for i in ids] == values
         assert np.array_equal(env.action_features(ids), feats.action_features(values))
         assert np.array_equal(env.action_features(values), feats.action_features(values))
+    with pytest.raises(TypeError, match=r"an action must be an int in Discrete\(135179\) \(an action id 0..135178\)"):
+        env.move_of(1.0)
     table = level_table(0)
     assert len(table) == MAX_TABLE_SIZE  # level 2 has the largest universe (the others: slow test below)
     cats = [table.move_of(i).category for i in range(0, len(table), 997)]
@@ -258,16 +261,7 @@ def test_rllib_adapter_plays_a_deal():
     rng = np.random.default_rng(0)
     obs, infos = env.reset(seed=0)
     assert len(obs) == 1
-    rewards = dict.fromkeys(env.possible_agents, 0.0)
-    while True:
-        (agent, ob), = obs.items()
-        action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
-        obs, rew, term, trunc, infos = env.step({agent: action})
-        for a, r in rew.items():
-            rewards[a] += r
-        if term["__all__"]:
-            break
-        assert len(obs) == 1
+    rewards = play_random_episode(env, obs, rng)
     assert sum(rewards.values()) == 0 and rewards["player_0"] != 0
 
 

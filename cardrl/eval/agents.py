@@ -4,9 +4,10 @@ Spec grammar (checked by :func:`parse_agent_spec` before anything is built or pl
 
 - ``random`` or ``random:SEED``: :class:`~cardrl.agents.RandomAgent` (without SEED the tournament gives side A
   and side B different seeds; equal SEEDs make identical players).
-- ``rule``: :class:`~cardrl.agents.DouDizhuRuleAgent` (DouDiZhu), :class:`~cardrl.agents.Big2RuleAgent` (Big2).
-- ``mcs-greedy``: the greedy Minimum-Combination-Search agent of ``cardrl.search`` (Luo & Tan 2024, Sec. 4.3),
-  DouDiZhu and Big2, when that module provides ``MCSGreedyAgent``.
+- ``rule``: :class:`~cardrl.agents.DouDizhuRuleAgent` (DouDiZhu), :class:`~cardrl.agents.Big2RuleAgent` (Big2),
+  ``GuanDanShedAgent`` (GuanDan); ``rule-control``: ``GuanDanControlAgent`` (GuanDan).
+- ``mcs-greedy``: :class:`~cardrl.search.MCSGreedyAgent`, the greedy Minimum-Combination-Search agent (Luo & Tan
+  2024, Sec. 4.3), for DouDiZhu, Big2 and GuanDan.
 - ``checkpoint:PATH[:MODULE]``: a cardrl DMC checkpoint. PATH is an algorithm checkpoint directory (its
   ``learner_group/learner/rl_module``) or a multi-module directory; each seat plays the module named like its
   role. With ``:MODULE`` that one module plays every seat (games with one shared network).
@@ -133,24 +134,15 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
 
 def _mcs_greedy(game: str, options: dict[str, Any]) -> Agent:
     """``MCSGreedyAgent`` for ``game`` on the move table of the deal file's rule options."""
-    try:
-        from cardrl.search import MCSGreedyAgent  # type: ignore[attr-defined]
-    except ImportError:
-        try:
-            from cardrl.search.mcs import MCSGreedyAgent  # type: ignore[no-redef]
-        except ImportError:
-            raise ValueError("agent spec 'mcs-greedy' needs cardrl.search.MCSGreedyAgent (Minimum Combination "
-                             "Search), which this cardrl does not provide yet") from None
+    from cardrl.search import MCSGreedyAgent
+
     if game == "guandan":
         return MCSGreedyAgent(game="guandan")
     if game == "big2":
         from cardrl.games.big2_moves import big2_move_table
 
         return MCSGreedyAgent(game="big2", table=big2_move_table(options.get("straight_order", "bigzero")))
-    try:
-        return MCSGreedyAgent(kickers=options.get("kickers", "douzero"))
-    except TypeError:
-        return MCSGreedyAgent()
+    return MCSGreedyAgent(game="doudizhu", kickers=options.get("kickers", "douzero"))
 
 
 # ---- checkpoints ---------------------------------------------------------------------------------------------

@@ -41,7 +41,6 @@ class MCSGreedyAgent(Agent):
             raise ValueError(f"mcs-greedy plays doudizhu, big2 or guandan, not {game!r}")
         self.table = table
         self.search = MinCombinationSearch(game, table, kickers if game == "doudizhu" else None)
-        self.name = "mcs-greedy"
         size = self.table.cards.sum(axis=1).astype(np.int64)
         # sort key per move: (main rank, -cards); pass has rank -1
         self._rank = self.table.rank.astype(np.int64)

@@ -75,7 +75,7 @@ def prune_threshold(state, slack: str | float = "paper", extra: float = 0.0) -> 
 
 
 def prune_moves(state, legal_moves, *, slack: str | float = "paper", extra: float = 0.0,
-                search: MinCombinationSearch | None = None) -> np.ndarray:
+                search: MinCombinationSearch | GuanDanMinCombinationSearch | None = None) -> np.ndarray:
     """Eq. (2): the legal moves whose K after the move is at most K_min + threshold (:func:`prune_threshold`).
 
     ``state`` is the game (DouDizhuGame, Big2Game or GuanDanGame) with the player to move; ``legal_moves`` its legal
@@ -83,7 +83,7 @@ def prune_moves(state, legal_moves, *, slack: str | float = "paper", extra: floa
     """
     threshold = prune_threshold(state, slack, extra)
     if _game_name(state) == "guandan":
-        return _prune_guandan(state, legal_moves, threshold)
+        return _prune_guandan(state, legal_moves, threshold, search or guandan_search())
     legal = np.asarray(legal_moves, dtype=np.int64)
     if len(legal) <= 1:
         return legal
@@ -105,7 +105,7 @@ def _packed_level_table(level: int) -> np.ndarray:
     return pack_counts(table.counts_of(np.arange(len(table))), level)
 
 
-def _prune_guandan(game, legal_moves, threshold: float):
+def _prune_guandan(game, legal_moves, threshold: float, search: GuanDanMinCombinationSearch):
     from cardrl.envs.guandan_v0 import NUM_SPECIAL
     from cardrl.games.guandan_moves import Category, Move
     if len(legal_moves) <= 1:
@@ -120,7 +120,7 @@ def _prune_guandan(game, legal_moves, threshold: float):
         if legal_moves.min() < NUM_SPECIAL:  # tribute / return decisions
             return legal_moves
         keys = _packed_level_table(level)[legal_moves - NUM_SPECIAL]
-    after = guandan_search().k_after_packed(int(pack_counts(hand, level)), keys)
+    after = search.k_after_packed(int(pack_counts(hand, level)), keys)
     keep = after <= after.min() + threshold
     if isinstance(legal_moves, np.ndarray):
         return legal_moves[keep]
