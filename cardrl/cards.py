@@ -3,7 +3,7 @@
 A card *kind* is one of 54: 13 ranks x 4 suits, then the black and the red joker. Kind ``k < 52`` has
 natural rank ``k // 4`` in the order ``3 4 5 6 7 8 9 T J Q K A 2`` and suit ``k % 4`` in the order
 diamonds, clubs, hearts, spades; kind 52 is the black joker, 53 the red joker. The 54-dim card vector
-(counts per kind) is the common currency of features and actions in every game (RULES.md, "Cards").
+(counts per kind) is the common currency of features and actions in every game (docs/rules.md, "Cards").
 
 Games where suits do not matter (DouDiZhu) fill a rank's four slots from the lowest suit up, so a card
 vector is the thermometer code of the rank counts that DouZero uses, and a set of cards is also a 54-bit

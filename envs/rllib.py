@@ -2,7 +2,7 @@
 
 Only the agent to move receives an observation each step; rewards earned by the others are reported with
 the next step (RLlib keeps them until that agent acts again); when the deal ends every agent gets its reward
-and a final observation, and ``terminateds["__all__"]`` is True (DESIGN.md, layer 7).
+and a final observation, and ``terminateds["__all__"]`` is True (docs/architecture.md, layer 7).
 
 Register it under a name with :func:`register_cardrl_envs`, e.g.
 ``config.environment("cardrl/doudizhu_v0", env_config={"reward": "wp"}, disable_env_checking=True)``
@@ -11,25 +11,11 @@ Register it under a name with :func:`register_cardrl_envs`, e.g.
 
 from __future__ import annotations
 
-import importlib
-
 from pettingzoo import AECEnv
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-ENV_MODULES = {"doudizhu_v0": "cardrl.envs.doudizhu_v0", "big2_v0": "cardrl.envs.big2_v0",
-               "guandan_v0": "cardrl.envs.guandan_v0"}
-# game name -> its current env version
-GAME_ENVS = {"doudizhu": "doudizhu_v0", "big2": "big2_v0", "guandan": "guandan_v0"}
-
-
-def make_aec_env(name: str, **env_config) -> AECEnv:
-    """The raw AEC env of a game or env name (``"doudizhu"``, ``"doudizhu_v0"``, ``"big2"``, ``"big2_v0"``) built
-    with ``env_config``."""
-    env_name = GAME_ENVS.get(name, name)
-    if env_name not in ENV_MODULES:
-        raise ValueError(f"unknown cardrl game {name!r}; available: {sorted(GAME_ENVS)} "
-                         f"(env versions {sorted(ENV_MODULES)})")
-    return importlib.import_module(ENV_MODULES[env_name]).raw_env(**env_config)
+from cardrl.envs import make_env
+from cardrl.games.registry import game_names, get_game
 
 
 class RLlibMultiAgentEnv(MultiAgentEnv):
@@ -74,11 +60,13 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
 
 
 def register_cardrl_envs() -> list[str]:
-    """Register every cardrl env with Ray Tune as ``cardrl/<name>``; returns the registered names."""
+    """Register the env of every registered game with Ray Tune as ``cardrl/<env_name>`` (e.g.
+    ``cardrl/doudizhu_v0``); returns the registered names."""
     from ray.tune.registry import register_env
 
     names = []
-    for name in ENV_MODULES:
-        register_env(f"cardrl/{name}", lambda cfg, _n=name: RLlibMultiAgentEnv(make_aec_env(_n, **dict(cfg or {}))))
+    for game in game_names():
+        name = get_game(game).env_name
+        register_env(f"cardrl/{name}", lambda cfg, _g=game: RLlibMultiAgentEnv(make_env(_g, **dict(cfg or {}))))
         names.append(f"cardrl/{name}")
     return names

@@ -43,8 +43,8 @@ def _make_policy(name: str, game: str, kickers: str, seed: int):
         from cardrl.agents import RandomAgent
         return RandomAgent(seed=seed)
     if name == "mcs-greedy":
-        from cardrl.search import MCSGreedyAgent
-        return MCSGreedyAgent(game=game, kickers=kickers)
+        from cardrl.agents import MCSGreedyAgent
+        return MCSGreedyAgent.for_game(game, {"kickers": kickers} if game == "doudizhu" else {})
     raise ValueError(f"policy {name!r} is unknown; allowed: random, mcs-greedy")
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from cardrl import bench_train as bt
+from cardrl.bench import train as bt
 
 # Captured from douzero 1.1.0's train() on this machine (stderr), stats block included.
 DOUZERO_LOG = """\
@@ -47,9 +47,9 @@ def test_parse_douzero_log_reads_the_after_lines():
 def test_logged_lines_count_only_intervals_inside_the_window():
     lines = bt.parse_douzero_log(DOUZERO_LOG)
     t_first, t_second = lines[0]["time"], lines[1]["time"]
-    assert bt._logged_in_window(lines, t_first, t_second) == [lines[1]]
-    assert bt._logged_in_window(lines, t_first + 0.001, t_second) == []  # its interval began before the window
-    assert bt._logged_in_window(lines, t_first, t_second - 0.001) == []
+    assert bt.logged_in_window(lines, t_first, t_second) == [lines[1]]
+    assert bt.logged_in_window(lines, t_first + 0.001, t_second) == []  # its interval began before the window
+    assert bt.logged_in_window(lines, t_first, t_second - 0.001) == []
 
 
 def test_parse_douzero_log_ignores_other_text():
@@ -113,12 +113,12 @@ def test_module_updates_from_learner_lifetimes():
         "__all_modules__": {"num_module_steps_trained_lifetime": 6400.0},
         "landlord": {"num_module_steps_trained_lifetime": 3200.0},
         "landlord_up": {"num_module_steps_trained_lifetime": 3200.0}}}
-    ups, lifetimes = bt._module_updates(result, 1.0, {}, 0)
+    ups, lifetimes = bt.module_updates(result, 1.0, {}, 0)
     assert ups == [(1.0, "landlord", 3200), (1.0, "landlord_up", 3200)]
     result["learners"]["landlord"]["num_module_steps_trained_lifetime"] = 6400.0
-    ups, _ = bt._module_updates(result, 2.0, lifetimes, 6400)
+    ups, _ = bt.module_updates(result, 2.0, lifetimes, 6400)
     assert ups == [(2.0, "landlord", 3200)]
-    assert bt._module_updates({"frames_trained": 9600}, 3.0, {}, 3200)[0] == [(3.0, "all", 6400)]
+    assert bt.module_updates({"frames_trained": 9600}, 3.0, {}, 3200)[0] == [(3.0, "all", 6400)]
 
 
 # ---- summary -------------------------------------------------------------------------------------
@@ -130,12 +130,34 @@ def test_summary_line():
 
 
 def test_bad_arguments_are_rejected():
-    with pytest.raises(ValueError, match="no training benchmark for game 'chess'; available: doudizhu, big2"):
+    with pytest.raises(ValueError, match="game 'chess' is unknown; available: \['big2', 'doudizhu'"):
         bt.main_bench_train(argparse.Namespace(game="chess", seconds=1.0, no_peers=True, num_env_runners=1))
     with pytest.raises(ValueError, match="seconds must be > 0"):
-        bt.bench_train_doudizhu(0.0)
+        bt.bench_train("doudizhu", 0.0)
     with pytest.raises(ValueError, match="num_env_runners must be >= 0"):
-        bt.bench_ours(1.0, num_env_runners=-1)
+        bt.bench_ours("doudizhu", 1.0, num_env_runners=-1)
+    with pytest.raises(SystemExit):  # the game argument's choices come from the registry
+        bt.main_bench_train(["chess"])
+
+
+def test_table_has_the_machine_on_top_and_every_trainer():
+    ours = {"frames_per_s": 1150.0, "setup_s": 12.3, "frames_trained": 64000, "startup_s": 2.0, "build_s": 4.0,
+            "first_update_s": 6.3, "frames_sampled_per_s": 1200.0, "episodes": 900, "iterations": 20, "updates": 30,
+            "rate_method": "per position", "weight_lag": 0.5, "window_s": 60.0,
+            "settings": {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2}}
+    douzero = {"frames_per_s": 500.0, "setup_s": 20.0, "frames_trained": 30000, "updates": 9,
+               "rate_method": "per position", "logged_fps_mean": 480.0, "logged_lines": 11, "version": "1.1.0",
+               "settings": {"num_actors": 1, "actor_device": "cpu", "training_device": "cpu", "batch_size": 32,
+                            "unroll_length": 100, "num_threads": 4}}
+    result = {"game": "doudizhu", "seconds": 60.0, "cpus": 2, "machine": "CPU X, 2 cores, Python 3.11.7, numpy 2, "
+              "torch 2", "load_before": 0.5, "ours": ours, "peers": {"douzero": douzero}}
+    lines = bt.format_bench_train(result).splitlines()
+    assert lines[0].startswith("cardrl bench train doudizhu: 60 s timed window")
+    assert lines[1] == "machine: CPU X, 2 cores, Python 3.11.7, numpy 2, torch 2; load average 0.50 before the run"
+    assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", lines[2])
+    assert re.match(r"^cardrl DMC\s+1,150\s+12\.3\s+64,000\s+1 env runner\(s\) x 64 games", lines[3])
+    assert re.match(r"^douzero 1\.1\.0\s+500\s+20\.0\s+30,000\s+1 actor\(s\) on cpu", lines[4])
+    assert bt.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
 
 
 def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
@@ -153,7 +175,7 @@ OURS_KEYS = {"frames_per_s", "window_s", "updates", "setup_s", "startup_s", "bui
 
 @pytest.fixture(scope="module")
 def ours_only():
-    return bt.bench_train_doudizhu(8.0, peers=False)
+    return bt.bench_train("doudizhu", 8.0, peers=False)
 
 
 @pytest.mark.slow
@@ -174,8 +196,9 @@ def test_ours_printed_table(ours_only, capsys):
     bt.print_bench_train(ours_only)
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("cardrl bench train doudizhu: 8 s timed window")
-    assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", out[1])
-    assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 64 games", out[2])
+    assert out[1].startswith("machine: ") and " cores, Python " in out[1]
+    assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", out[2])
+    assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 64 games", out[3])
     assert not any(line.startswith("vs douzero") for line in out)
 
 
@@ -190,4 +213,4 @@ def test_douzero_run_structure_and_summary(ours_only):
     summary = bt.summary_lines(result)
     assert len(summary) == 1 and re.fullmatch(r"vs douzero: \d+\.\dx frames/s", summary[0])
     table = bt.format_bench_train(result).splitlines()
-    assert re.match(r"^douzero 1\.1\.0\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 actor\(s\) on cpu", table[3])
+    assert re.match(r"^douzero 1\.1\.0\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 actor\(s\) on cpu", table[4])

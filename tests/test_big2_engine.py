@@ -1,4 +1,4 @@
-"""The Big2 engine's contract (RULES.md "Big2"; Luo & Tan 2024, Appendix B): the opening with the 3 of diamonds,
+"""The Big2 engine's contract (docs/rules.md "Big2"; Luo & Tan 2024, Appendix B): the opening with the 3 of diamonds,
 passes and the lead, payoffs with penalty multipliers, errors on bad input with the state unchanged,
 copy/replay, views and render()."""
 
@@ -10,9 +10,9 @@ import pytest
 from cardrl.games import doudizhu
 from cardrl.games.big2 import NUM_PLAYERS, Big2Game, GameOverError, IllegalMoveError
 from cardrl.games.big2_moves import Category, bits_to_cards, cards_to_string, move_id, parse_cards
-from cardrl.games.common import GameOverError as CommonGameOver
-from cardrl.games.common import IllegalMoveError as CommonIllegal
-from game_state import snapshot
+from cardrl.games.engine import GameOverError as CommonGameOver
+from cardrl.games.engine import IllegalMoveError as CommonIllegal
+from helpers.game_state import snapshot
 
 THREE_D = 0
 

@@ -5,11 +5,13 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from cardrl.envs import big2_v0, doudizhu_v0
-from cardrl.envs.rllib import GAME_ENVS, RLlibMultiAgentEnv, make_aec_env, register_cardrl_envs
+from cardrl.envs import make_env
+from cardrl.envs.rllib import RLlibMultiAgentEnv, register_cardrl_envs
+from cardrl.games.registry import get_game
 from cardrl.features.unified import UnifiedFeatures
 from cardrl.games.big2 import Big2Game, GameOverError, IllegalMoveError
 from cardrl.games.big2_moves import move_id
-from rllib_episode import play_random_episode
+from helpers.rllib_episode import play_random_episode
 
 
 @pytest.mark.parametrize("opts", [{}, {"open_with_three_diamonds": False, "straight_order": "low"}])
@@ -200,8 +202,8 @@ def test_ansi_render_shows_suits_agents_and_trick():
 
 
 def test_rllib_adapter_plays_whole_deals():
-    assert GAME_ENVS["big2"] == "big2_v0" and GAME_ENVS["doudizhu"] == "doudizhu_v0"
-    env = RLlibMultiAgentEnv(make_aec_env("big2", penalty_multipliers={10: 2}))
+    assert get_game("big2").env_name == "big2_v0" and get_game("doudizhu").env_name == "doudizhu_v0"
+    env = RLlibMultiAgentEnv(make_env("big2", penalty_multipliers={10: 2}))
     rng = np.random.default_rng(0)
     for seed in range(5):
         obs, infos = env.reset(seed=seed)
@@ -261,27 +263,3 @@ def test_dmc_env_runner_samples_big2_with_unified_features():
         assert cols["obs"].shape[1:] == (1404,) and cols["action"].shape[1:] == (54,)
     for returns in result["episodes"]:
         assert sum(returns.values()) == 0
-
-
-def test_bench_env_big2_structure_and_cli(capsys):
-    """``cardrl bench env big2``: ours measured (no speed assertions), no peer, the CLI prints the table."""
-    from cardrl.bench import main_bench_env
-    from cardrl.bench_big2 import BIG2_LEAD_SIZES, NO_PEER, bench_env_big2, big2_lead_hands
-    from cardrl.cli import main
-
-    result = bench_env_big2(seconds=0.02)
-    ours = result["ours"]
-    for part in ("engine", "features", "env"):
-        assert ours[part]["games"] >= 1 and ours[part]["steps"] > ours[part]["games"]
-    assert ours["encode_us"] > 0 and set(ours["movegen_us"]) == set(BIG2_LEAD_SIZES)
-    assert result["peers"] == {} and result["summary"] == [NO_PEER]
-    table = Big2Game().table
-    assert ours["lead_moves"][13] == np.mean([len(table.legal_moves(b, None)) for b in big2_lead_hands(13)])
-    assert main(["bench", "env", "big2", "--seconds", "0.01"]) == 0
-    out = capsys.readouterr().out
-    assert "Big2 env benchmark" in out and "13 cards" in out and out.rstrip().endswith(NO_PEER)
-    assert main_bench_env(["big2", "--seconds", "0.01"]) == 0
-    with pytest.raises(ValueError, match="1..13"):
-        big2_lead_hands(14)
-    with pytest.raises(ValueError, match="seconds must be > 0"):
-        bench_env_big2(seconds=0)

@@ -1,4 +1,4 @@
-"""The Big2 move table (RULES.md "Big2"; Luo & Tan 2024, Appendix B, Table 13).
+"""The Big2 move table (docs/rules.md "Big2"; Luo & Tan 2024, Appendix B, Table 13).
 
 (a) every count of Table 13 exactly, for each straight order;
 (b) hand-written leads and follows for every category and every five-card ranking rule, both straight orders
@@ -15,7 +15,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from big2_reference import FIVE_LEVEL, STRAIGHT_ORDER, beats, cards_of, classify
+from helpers.big2_reference import FIVE_LEVEL, STRAIGHT_ORDER, beats, cards_of, classify
 from cardrl.games.big2_moves import (
     STRAIGHT_ORDERS,
     Category,

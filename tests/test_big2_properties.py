@@ -1,4 +1,4 @@
-"""Property tests of the Big2 engine and move table over random games and random hands (RULES.md "Big2").
+"""Property tests of the Big2 engine and move table over random games and random hands (docs/rules.md "Big2").
 
 Legality is judged by the independent classifier of ``big2_reference`` (every subset of a small hand read
 from first principles), never by the move table's own categories, keys or follow ranges.
@@ -12,10 +12,10 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from big2_reference import beats, brute_force_legal, cards_of, classify
+from helpers.big2_reference import beats, brute_force_legal, cards_of, classify
 from cardrl.games.big2 import Big2Game
 from cardrl.games.big2_moves import big2_move_table
-from game_state import snapshot
+from helpers.game_state import snapshot
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 ORDERS = st.sampled_from(["bigzero", "low"])
@@ -44,7 +44,7 @@ def random_action(game: Big2Game, rng: np.random.Generator) -> int:
 
 
 def expected_payoffs(left: list[int], winner: int, multipliers) -> list[float]:
-    """RULES.md: each loser pays one point per card left (times the factor of the largest threshold reached)."""
+    """docs/rules.md: each loser pays one point per card left (times the factor of the largest threshold reached)."""
     out = []
     for n in left:
         factor = 1.0
@@ -90,7 +90,7 @@ def check_position(game: Big2Game, kinds, owner: int, to_beat: int | None, order
 def test_random_games(seed, policy, order, open3, multipliers):
     """Cards conserved; every legal move is held and beats the last move (independent rules), and for hands of
     up to 8 cards the legal set is the brute-force oracle's; the trick passes by the rules; the game ends when
-    a hand empties; payoffs are zero-sum and as RULES.md says; replay reproduces the game."""
+    a hand empties; payoffs are zero-sum and as docs/rules.md says; replay reproduces the game."""
     options = dict(straight_order=order, open_with_three_diamonds=open3, penalty_multipliers=multipliers)
     game = Big2Game(**options).reset(seed)
     kinds = reference_kinds(order)

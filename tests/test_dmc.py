@@ -8,7 +8,7 @@ import torch
 
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_rl_module import DouZeroQModule, MLPQModule
-from cardrl.envs.rllib import make_aec_env
+from cardrl.envs import make_env
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
@@ -22,7 +22,7 @@ def small_config(num_env_runners=0, q_model="douzero_lstm", **training):
 
 def _observations(n=6, seed=0):
     """(agent, obs, legal action features) of a few real positions."""
-    env = make_aec_env("doudizhu")
+    env = make_env("doudizhu")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     out = []
@@ -35,7 +35,7 @@ def _observations(n=6, seed=0):
 
 
 def _q(module, obs, actions, role):
-    features = make_aec_env("doudizhu").features
+    features = make_env("doudizhu").features
     state, history = features.split(obs, role)
     return module.q_values(state, history, actions).numpy()
 
@@ -191,7 +191,7 @@ def test_q_model_defaults_per_game_and_a_contradiction_is_refused():
     assert DMCConfig().game("big2").q_model == "douzero_lstm"
     assert DMCConfig().game("guandan").q_model == "mlp"
     assert DMCConfig().training(q_model="mlp").game("doudizhu").q_model == "mlp"  # the user's choice stays
-    with pytest.raises(ValueError, match="q_model='douzero_lstm' needs move-history features; 'guandan' has none"):
+    with pytest.raises(ValueError, match="q_model='douzero_lstm' needs move-history features; guandan's danzero_v1 features have none"):
         DMCConfig().training(q_model="douzero_lstm").game("guandan").validate()
 
 
@@ -355,9 +355,9 @@ def test_guandan_dmc_labels_each_deal_with_its_points_and_trains(ray_local):
 
 
 def test_big2_checkpoint_agent_plays_tournaments_and_refuses_other_games(ray_local, tmp_path):
-    """A Big2 DMC checkpoint is a `checkpoint:PATH` agent of cardrl eval (one shared module, SharedDMCAgent); it
+    """A Big2 DMC checkpoint is a `checkpoint:PATH` agent of cardrl eval (one shared module for every seat); it
     plays every seat, agrees with the trained module's Q-values, and a DouDiZhu deal set refuses it."""
-    from cardrl.agents.dmc_agent import SharedDMCAgent
+    from cardrl.agents.q_agent import QAgent
     from cardrl.eval.agents import build_agent
     from cardrl.eval.tournament import run_tournament
     from cardrl.games.big2 import Big2Game
@@ -373,12 +373,12 @@ def test_big2_checkpoint_agent_plays_tournaments_and_refuses_other_games(ray_loc
     finally:
         algo.stop()
     agent = build_agent(f"checkpoint:{path}", "big2")
-    assert isinstance(agent, SharedDMCAgent)
+    assert isinstance(agent, QAgent) and len({id(m) for m in agent.modules.values()}) == 1
     game = Big2Game().reset(8)
     view, legal = game.view(game.current_player), game.legal_moves()
     features = agent.features
     state, history = features.split(features.encode(game, game.current_player))
-    expected = trained.q_values(state, history, features.action_features(game.table, legal)).numpy()
+    expected = trained.q_values(state, history, features.action_features(game, legal)).numpy()
     np.testing.assert_allclose(agent.q_values(view, legal), expected, rtol=1e-5, atol=1e-6)
     result = run_tournament(f"checkpoint:{path}", "random", 6, game="big2", seed=1)
     assert result.scores.shape == (6, 4)
@@ -387,10 +387,10 @@ def test_big2_checkpoint_agent_plays_tournaments_and_refuses_other_games(ray_loc
 
 
 def test_guandan_checkpoint_agent_plays_whole_matches(ray_local, tmp_path):
-    from cardrl.agents.dmc_agent import SharedDMCAgent
     from cardrl.agents import RandomAgent
+    from cardrl.agents.q_agent import QAgent
     from cardrl.eval.agents import build_agent
-    from cardrl.eval.guandan_matches import run_guandan_matches
+    from cardrl.eval.matches import run_matches
 
     config = (DMCConfig().game("guandan", max_deals=2)
               .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
@@ -402,8 +402,8 @@ def test_guandan_checkpoint_agent_plays_whole_matches(ray_local, tmp_path):
     finally:
         algo.stop()
     agent = build_agent(f"checkpoint:{path}", "guandan")
-    assert isinstance(agent, SharedDMCAgent)
-    result = run_guandan_matches(agent, RandomAgent(3), 1, seed=2, max_deals=1)
+    assert isinstance(agent, QAgent) and len({id(m) for m in agent.modules.values()}) == 1
+    result = run_matches(agent, RandomAgent(3), 1, seed=2, game="guandan", max_deals=1)
     assert result.games == 2
     with pytest.raises(ValueError, match="trained on 'guandan_v0', not on 'big2'"):
         build_agent(f"checkpoint:{path}", "big2")

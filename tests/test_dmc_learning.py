@@ -11,8 +11,14 @@ import time
 
 import pytest
 
-from cardrl.algorithms.dmc.agent import evaluate_vs_random
+from cardrl.agents import RandomAgent
+from cardrl.eval.lockstep import evaluate_scorer
 from cardrl.algorithms.dmc.dmc import DMCConfig
+
+def evaluate_vs_random(algo, game: str = "doudizhu", deals: int = 200, seed: int = 0, options=None) -> dict:
+    """The current greedy networks against random play, sides swapped (cardrl.eval.lockstep)."""
+    return evaluate_scorer(algo.scorer(), lambda slot: RandomAgent(seed), game, deals, seed, options)
+
 
 MAX_FRAMES = int(os.environ.get("CARDRL_LEARNING_MAX_FRAMES", 3_000_000))
 CHECK_EVERY = 300_000
@@ -32,13 +38,13 @@ def test_short_dmc_run_beats_random(ray_local):
         while frames < MAX_FRAMES:
             frames = algo.train()["frames_trained"]
             if frames >= next_check:
-                quick = evaluate_vs_random(algo.q_modules(), deals=300, seed=len(checks) + 1)
+                quick = evaluate_vs_random(algo, deals=300, seed=len(checks) + 1)
                 checks.append({"frames": frames, "adp": round(quick["adp"], 3), "landlord": quick["landlord"]})
                 next_check += CHECK_EVERY
                 if quick["adp_low"] > 0.2 and quick["landlord"] > 0:
                     break
         seconds = time.time() - start
-        result = evaluate_vs_random(algo.q_modules(), deals=1000, seed=12345)
+        result = evaluate_vs_random(algo, deals=1000, seed=12345)
     finally:
         algo.stop()
     print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), "checks": checks, **result}))
@@ -65,7 +71,7 @@ def test_short_big2_dmc_run_with_pruning_beats_random(ray_local):
         while frames < 60_000:
             frames = algo.train()["frames_trained"]
         seconds = time.time() - start
-        result = evaluate_vs_random(algo.q_modules(), game="big2", deals=300, seed=777)
+        result = evaluate_vs_random(algo, game="big2", deals=300, seed=777)
     finally:
         algo.stop()
     print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), **result}))
@@ -91,7 +97,7 @@ def test_short_danzero_run_beats_random(ray_local):
         while frames < 200_000:
             frames = algo.train()["frames_trained"]
         seconds = time.time() - start
-        result = evaluate_vs_random(algo.q_modules(), game="guandan", deals=200, seed=99, env_config={"match": False})
+        result = evaluate_vs_random(algo, game="guandan", deals=200, seed=99)
     finally:
         algo.stop()
     print(json.dumps({"frames": frames, "train_seconds": round(seconds, 1), **result}))

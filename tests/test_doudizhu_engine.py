@@ -1,4 +1,4 @@
-"""The DouDiZhu engine's contract (RULES.md "DouDiZhu"): errors on bad input with the state left unchanged,
+"""The DouDiZhu engine's contract (docs/rules.md "DouDiZhu"): errors on bad input with the state left unchanged,
 the lead and the trick, ADP/WP payoffs (bombs, bids, spring), bidding, views and render()."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 from cardrl.cards import rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
 from cardrl.games.doudizhu_moves import Category
-from game_state import snapshot
+from helpers.game_state import snapshot
 
 def move(game: DouDizhuGame, text: str) -> int:
     return game.table.id_of(text)

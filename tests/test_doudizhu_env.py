@@ -5,9 +5,10 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from cardrl.envs import doudizhu_v0
-from cardrl.envs.rllib import RLlibMultiAgentEnv, make_aec_env, register_cardrl_envs
+from cardrl.envs import make_env
+from cardrl.envs.rllib import RLlibMultiAgentEnv, register_cardrl_envs
 from cardrl.games.doudizhu import GameOverError, IllegalMoveError
-from rllib_episode import play_random_episode
+from helpers.rllib_episode import play_random_episode
 
 
 @pytest.mark.parametrize("bidding", [False, True])
@@ -151,7 +152,7 @@ def test_bidding_env_roles_and_actions():
 
 
 def test_rllib_adapter_plays_whole_deals():
-    env = RLlibMultiAgentEnv(make_aec_env("doudizhu_v0"))
+    env = RLlibMultiAgentEnv(make_env("doudizhu_v0"))
     rng = np.random.default_rng(0)
     for seed in range(5):
         obs, infos = env.reset(seed=seed)

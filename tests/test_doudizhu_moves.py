@@ -1,7 +1,7 @@
-"""The DouDiZhu move tables (RULES.md "Move table"; Luo & Tan 2024, Appendix A, Table 12).
+"""The DouDiZhu move tables (docs/rules.md "Move table"; Luo & Tan 2024, Appendix A, Table 12).
 
 (a) the ``douzero`` table against RLCard's 27,472-entry ``action_space.txt`` and its ``card_type.json`` labels,
-(b) every count of RULES.md and of Luo & Tan's Table 12 (``kickers="distinct"``),
+(b) every count of docs/rules.md and of Luo & Tan's Table 12 (``kickers="distinct"``),
 (c) hand-made leads and follows for every category, the bomb/rocket order and the kicker rules.
 """
 
@@ -131,7 +131,7 @@ def test_every_entry_category_length_rank_match_rlcard_labels(dz):
 
 
 # ---------------------------------------------------------------------------------------------
-# (b) counts: RULES.md for douzero, Luo & Tan Table 12 for distinct
+# (b) counts: docs/rules.md for douzero, Luo & Tan Table 12 for distinct
 # ---------------------------------------------------------------------------------------------
 
 DOUZERO_COUNTS = {C.SOLO: 15, C.PAIR: 13, C.TRIO: 13, C.TRIO_SOLO: 182, C.TRIO_PAIR: 156, C.CHAIN: 36,
@@ -301,7 +301,7 @@ def test_plane_with_pairs(dz):
 
 def test_bomb_with_two_solos(dz):
     assert legal(dz, "44445566", "333345") == {"444455", "444456", "444466", "4444", "pass"}
-    assert kind(dz, "444455") == (C.BOMB_SOLOS, 1, 1)  # RULES.md: 4444+55 is a bomb with two solos
+    assert kind(dz, "444455") == (C.BOMB_SOLOS, 1, 1)  # docs/rules.md: 4444+55 is a bomb with two solos
     assert legal(dz, "3333", "452222") == {"3333", "pass"}
 
 

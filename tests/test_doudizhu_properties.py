@@ -1,4 +1,4 @@
-"""Property tests of the DouDiZhu engine over thousands of random games (RULES.md "DouDiZhu").
+"""Property tests of the DouDiZhu engine over thousands of random games (docs/rules.md "DouDiZhu").
 
 Legality is checked against an independent classifier written here from the rules (category, length and
 main rank from the card counts alone), not against the move table's own ``category``/``beats``/follow ranges.
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from cardrl.games.doudizhu import DouDizhuGame
 from cardrl.games.doudizhu_moves import doudizhu_move_table
-from game_state import snapshot
+from helpers.game_state import snapshot
 
 RANKS = "3456789TJQKA2BR"
 BLACK, RED, ACE = 13, 14, 11
@@ -52,7 +52,7 @@ def _solo_kickers_ok(rest: list[int], plane: range, kickers: str) -> bool:
 
 
 def interpretations(counts, kickers: str = "douzero") -> set[tuple[int, int, int]]:
-    """Every (category, length, main rank) the cards can be played as, by the rules of RULES.md."""
+    """Every (category, length, main rank) the cards can be played as, by the rules of docs/rules.md."""
     c = tuple(int(x) for x in counts)
     n = sum(c)
     present = [r for r in range(15) if c[r]]
@@ -102,7 +102,7 @@ def interpretations(counts, kickers: str = "douzero") -> set[tuple[int, int, int
 
 
 def beats(move: tuple[int, int, int], last: tuple[int, int, int] | None) -> bool:
-    """RULES.md: same category and length with a higher rank, or a bomb, or the rocket; pass always follows."""
+    """docs/rules.md: same category and length with a higher rank, or a bomb, or the rocket; pass always follows."""
     cat, length, rank = move
     if last is None:
         return cat != PASS
@@ -199,7 +199,7 @@ def random_action(game: DouDizhuGame, rng: np.random.Generator) -> int:
 
 
 class Tracker:
-    """The trick state of RULES.md kept from the moves alone: what to beat and who leads after two passes."""
+    """The trick state of docs/rules.md kept from the moves alone: what to beat and who leads after two passes."""
 
     def __init__(self, leader: int):
         self.to_beat: int | None = None

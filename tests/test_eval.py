@@ -11,10 +11,11 @@ import torch
 
 from cardrl.agents import RandomAgent
 from cardrl.eval import DealSet, generate_deals, load_deals, parse_agent_spec, run_league, run_tournament
-from cardrl.eval.agents import build_agent, load_douzero_checkpoints
+from cardrl.algorithms.dmc.checkpoints import load_douzero_checkpoints
+from cardrl.eval.agents import build_agent
 from cardrl.features.douzero import DouZeroFeatures
 from cardrl.games.doudizhu import ROLES, DouDizhuGame
-from counting_agent import CountingAgent
+from helpers.counting_agent import CountingAgent
 
 
 # ---- deal files ------------------------------------------------------------------------------------------------
@@ -52,11 +53,11 @@ def test_bad_deal_files_fail_before_any_game(tmp_path):
         load_deals(tmp_path / "junk.npz")
     with pytest.raises(FileNotFoundError):
         load_deals(tmp_path / "missing.npz")
-    with pytest.raises(ValueError, match="bidding=True is not supported"):
+    with pytest.raises(ValueError, match="doudizhu tournaments need bidding=False"):
         generate_deals("doudizhu", 3, bidding=True)
     with pytest.raises(ValueError, match="unknown doudizhu rule option"):
         generate_deals("doudizhu", 3, jokers=False)
-    with pytest.raises(ValueError, match="no tournament protocol for game 'chess'"):
+    with pytest.raises(ValueError, match="game 'chess' is unknown; available"):
         generate_deals("chess", 3)
     assert counting.calls == 0
 
@@ -71,7 +72,7 @@ def test_agent_specs_parse_or_fail_clearly(tmp_path):
     assert parse_agent_spec("douzero:baselines/douzero_ADP").path == "baselines/douzero_ADP"
     for bad, msg in [("", "does not parse"), ("alphazero", "unknown kind 'alphazero'"),
                      ("random:x", "non-negative int seed"), ("rule:3", "takes no argument"),
-                     ("checkpoint:", "needs a path"), ("douzero:", "needs the checkpoint directory")]:
+                     ("checkpoint:", "needs a path"), ("douzero:", "douzero:DIR needs a path")]:
         with pytest.raises(ValueError, match=msg):
             parse_agent_spec(bad)
     counting = CountingAgent()
@@ -244,7 +245,7 @@ def test_dmc_checkpoint_agent_plays_greedy_q_and_mismatches_are_refused(tmp_path
         run_tournament(counting, f"checkpoint:{distinct}", 3)
     wrong_dims = tmp_path / "dims"
     _save_modules(wrong_dims, model="mlp", roles={r: (100, None, 54) for r in ROLES})
-    with pytest.raises(ValueError, match="not a DouDiZhu DMC checkpoint"):
+    with pytest.raises(ValueError, match="does not fit this game and feature encoder"):
         run_tournament(counting, f"checkpoint:{wrong_dims}", 3)
     with pytest.raises(ValueError, match="the landlord_down module takes"):  # one 319-wide module for all seats
         run_tournament(counting, f"checkpoint:{good}:landlord", 3)
@@ -282,7 +283,7 @@ def test_eval_core_imports_without_ray_or_torch():
     import subprocess
     import sys
 
-    code = ("import sys, cardrl.eval, cardrl.eval.tournament, cardrl.agents.dmc_agent; "
+    code = ("import sys, cardrl.eval, cardrl.eval.tournament, cardrl.eval.lockstep, cardrl.agents.q_agent; "
             "print(sorted(m for m in ('ray', 'torch') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -1,22 +1,25 @@
 """GuanDan agents and whole-match evaluation: the rule agents' planner and tactics on constructed positions
 (GuanDanGame.set_hands), tribute / return decisions, full matches without error, strength against random over
 seeded matches with teams swapped (DanZero, Lu et al. 2023, Sec. V-B), exact symmetry of an agent against itself,
-and Ray parity of :func:`run_guandan_matches`."""
+and Ray parity of :func:`run_matches`."""
 
 from __future__ import annotations
+
+from functools import partial
 
 import numpy as np
 import pytest
 
 from cardrl.agents import GuanDanControlAgent, GuanDanShedAgent, RandomAgent, play_game
 from cardrl.agents.guandan_rule import PlanWeights, plan_hand
-from cardrl.eval.guandan_matches import match_seeds, run_guandan_matches
+from cardrl.eval.matches import match_seeds, run_matches
 from cardrl.games.guandan import GuanDanGame, deal_cards, return_candidates, tribute_candidates
 from cardrl.games.guandan_moves import (
     PASS, Category, Move, hand_from_string, legal_moves, parse_cards)
 
 C = Category
 RULE_AGENTS = (GuanDanShedAgent, GuanDanControlAgent)
+run_guandan_matches = partial(run_matches, game="guandan")
 
 
 def stats_beta_high(won: int, n: int) -> float:
@@ -37,13 +40,13 @@ def position(texts: tuple[str, str, str, str], leader: int, level: int = 0) -> G
 
 def lead(game: GuanDanGame, cards: str, category: Category = C.SINGLE) -> None:
     kinds = parse_cards(cards)
-    game.step(next(m for m in game.legal_moves() if m.category == category and m.cards == kinds))
+    game.step(next(m for m in game.legal_move_values() if m.category == category and m.cards == kinds))
 
 
 def decide(agent, game: GuanDanGame) -> Move:
-    move = agent.act(game.view(game.current_player), game.legal_moves())
-    assert move in game.legal_moves()
-    return move
+    action = agent.act(game.view(game.current_player), game.legal_moves())
+    assert isinstance(action, int) and action in game.legal_moves()
+    return game.move_of(action)
 
 
 MANY = "3d 4d 5c 6c 7d 8d 9c Tc Jd Qd Kc 3s 4s 5s"  # an opponent far from finishing (14 cards, no bomb)
@@ -218,10 +221,10 @@ def test_tribute_keeps_a_straight_flush_and_return_gives_a_lone_low_card(cls):
     game = GuanDanGame().reset(1)
     view = _card_view(game, "Ts Js Qs Ks As Ad 3c 4d 8h")
     tribute = [Move(C.TRIBUTE, k // 4, (k,)) for k in tribute_candidates(view.hand, view.level)]
-    assert len(tribute) == 2 and cls().act(view, tribute).cards == parse_cards("Ad")
+    assert len(tribute) == 2 and cls().choose(view, tribute).cards == parse_cards("Ad")
     view = _card_view(game, "3s 5d 5c 7s 7d 7c 9h 9s Ks As BJ")
     ret = [Move(C.RETURN, k // 4, (k,)) for k in return_candidates(view.hand, view.level)]
-    assert cls().act(view, ret).cards == parse_cards("3s")
+    assert cls().choose(view, ret).cards == parse_cards("3s")
 
 
 @pytest.mark.parametrize("cls", RULE_AGENTS)

@@ -1,4 +1,4 @@
-"""The GuanDan engine's contract (RULES.md "GuanDan" and its pitfalls): errors with the state unchanged, tricks,
+"""The GuanDan engine's contract (docs/rules.md "GuanDan" and its pitfalls): errors with the state unchanged, tricks,
 partner takeover, the end of a deal, DanZero rewards, promotion, level A, tribute / return, and hypothesis
 properties (108 cards conserved, levels move only by the promotion rule, random matches end)."""
 
@@ -32,7 +32,7 @@ def snapshot(game: GuanDanGame) -> dict:
 
 def single(game: GuanDanGame, card: str) -> Move:
     kind = parse_cards(card)[0]
-    return next(m for m in game.legal_moves() if m.category == Category.SINGLE and m.cards == (kind,))
+    return next(m for m in game.legal_move_values() if m.category == Category.SINGLE and m.cards == (kind,))
 
 
 def finish_in_order(game: GuanDanGame, order: list[int]) -> None:
@@ -45,7 +45,7 @@ def finish_in_order(game: GuanDanGame, order: list[int]) -> None:
     deal = game.deal_index
     while not game.is_over and game.deal_index == deal:
         seat = game.current_player
-        legal = game.legal_moves()
+        legal = game.legal_move_values()
         play = [m for m in legal if not m.is_pass]
         nxt = next(s for s in order if s not in game.finished)
         game.step(play[0] if play and (seat == nxt or game.last_move is None) else PASS)
@@ -55,7 +55,7 @@ def test_a_deal_is_four_hands_of_27_from_two_decks():
     game = GuanDanGame().reset(3)
     assert game.hands.shape == (4, 54) and (game.hands.sum(axis=1) == 27).all()
     assert (game.hands.sum(axis=0) == 2).all()
-    assert game.level == 0 and game.phase == "play" and PASS not in game.legal_moves()
+    assert game.level == 0 and game.phase == "play" and PASS not in game.legal_move_values()
     hands, leader = deal_cards(3, 0)
     assert (hands == game.hands).all() and game.current_player == leader
 
@@ -67,12 +67,16 @@ def test_a_deal_is_four_hands_of_27_from_two_decks():
 def test_bad_actions_raise_and_change_nothing():
     game = GuanDanGame().reset(1)
     before = snapshot(game)
-    with pytest.raises(TypeError, match="index into legal_moves"):
+    with pytest.raises(TypeError, match="int action id"):
         game.step(1.0)
     with pytest.raises(TypeError):
         game.step("pass")
     with pytest.raises(IllegalMoveError, match="out of range"):
-        game.step(len(game.legal_moves()))
+        game.step(game.num_actions)
+    with pytest.raises(IllegalMoveError, match="out of range"):
+        game.step(-1)
+    with pytest.raises(IllegalMoveError, match="may not pass"):
+        game.step(game.id_of(PASS))
     with pytest.raises(IllegalMoveError, match="may not pass"):
         game.step(PASS)
     missing = next(k for k in range(54) if game.hands[game.current_player][k] == 0)
@@ -90,17 +94,19 @@ def test_bad_actions_raise_and_change_nothing():
 def test_step_after_the_game_is_over_raises():
     game = GuanDanGame(match=False).reset(0)
     finish_in_order(game, [0, 2, 1, 3])
-    assert game.is_over and game.legal_moves() == []
+    assert game.is_over and len(game.legal_moves()) == 0 and game.legal_move_values() == []
     with pytest.raises(GameOverError):
         game.step(0)
 
 
-def test_step_accepts_an_index_or_a_move():
+def test_step_accepts_an_action_id_or_a_move():
     a, b = GuanDanGame().reset(5), GuanDanGame().reset(5)
-    legal = a.legal_moves()
-    a.step(3)
-    b.step(legal[3])
-    assert snapshot(a) == snapshot(b) and a.actions == [legal[3]]
+    ids, values = a.legal_moves(), a.legal_move_values()
+    assert len(ids) == len(values) and (np.diff(ids) > 0).all()
+    assert [a.move_of(i) for i in ids] == values and [a.id_of(m) for m in values] == ids.tolist()
+    a.step(int(ids[3]))
+    b.step(values[3])
+    assert snapshot(a) == snapshot(b) and a.actions == [int(ids[3])]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,12 +117,12 @@ def test_following_must_beat_or_pass_and_three_passes_give_the_lead_back():
     game = GuanDanGame(match=False).reset(0)
     game.set_hands(hands_of("3s 4s", "5s 6s", "7s 8s", "9s Ts"), current_player=0)
     game.step(single(game, "3s"))
-    assert game.current_player == 1 and game.legal_moves()[0] == PASS
+    assert game.current_player == 1 and game.legal_move_values()[0] == PASS
     with pytest.raises(IllegalMoveError, match="does not beat"):
         game.step(Move(Category.PAIR, 3, parse_cards("5s 6s")))
     for _ in range(3):
         game.step(PASS)
-    assert game.current_player == 0 and game.last_move is None and PASS not in game.legal_moves()
+    assert game.current_player == 0 and game.last_move is None and PASS not in game.legal_move_values()
 
 
 def test_finished_players_are_skipped():
@@ -259,7 +265,7 @@ def test_tribute_highest_card_excluding_the_wild_and_return_at_most_10():
     finish_in_order(game, [0, 1, 2, 3])  # team 0 up 2 levels: deal 2 at level 4; seat 3 pays seat 0
     assert game.phase == "tribute" and game.current_player == 3 and game.level == 2
     hand = game.hands[3].copy()
-    legal = game.legal_moves()
+    legal = game.legal_move_values()
     assert legal and all(m.category == TRIBUTE for m in legal)
     powers = {13 if k // 4 == 2 else k // 4 for k in range(52) if hand[k] and k != 4 * 2 + 2}
     assert {m.cards[0] // 4 for m in legal} == {max(powers) if max(powers) != 13 else 2}
@@ -267,7 +273,7 @@ def test_tribute_highest_card_excluding_the_wild_and_return_at_most_10():
     card = legal[0].cards[0]
     game.step(legal[0])
     assert game.phase == "return" and game.current_player == 0 and game.hands[0][card] >= 1
-    returns = game.legal_moves()
+    returns = game.legal_move_values()
     assert returns and all(m.category == RETURN and m.cards[0] < 36 and m.cards[0] // 4 != 2 for m in returns)
     back = returns[-1].cards[0]
     before = game.hands[3][back]
@@ -281,8 +287,8 @@ def test_level_card_may_be_returned_only_with_the_option():
         seed = _seed_where(lambda h: h[3][53] == 0)
         game = GuanDanGame(tribute_decisions=True, return_level_card=allowed).reset(seed)
         finish_in_order(game, [0, 1, 2, 3])
-        game.step(0)
-        level_cards = {m.cards[0] for m in game.legal_moves() if m.cards[0] // 4 == game.level}
+        game.step(int(game.legal_moves()[0]))
+        level_cards = {m.cards[0] for m in game.legal_move_values() if m.cards[0] // 4 == game.level}
         assert bool(level_cards) == (allowed and any(game.hands[0][4 * game.level + s] for s in range(4)))
 
 
@@ -290,7 +296,7 @@ def test_jokers_are_paid_first():
     seed = _seed_where(lambda h: h[3][52] >= 1 and h[3][53] == 0)
     game = GuanDanGame(tribute_decisions=True).reset(seed)
     finish_in_order(game, [0, 1, 2, 3])
-    assert [m.cards for m in game.legal_moves()] == [(52,)]
+    assert [m.cards for m in game.legal_move_values()] == [(52,)]
 
 
 def test_double_tribute_larger_to_first_and_the_larger_payer_leads():
@@ -342,9 +348,9 @@ def test_copy_is_independent_and_replay_rebuilds_the_state():
     rng = np.random.default_rng(0)
     game = GuanDanGame().reset(9)
     for _ in range(40):
-        game.step(int(rng.integers(len(game.legal_moves()))))
+        game.step(int(rng.choice(game.legal_moves())))
     twin = game.copy()
-    twin.step(0)
+    twin.step(int(twin.legal_moves()[0]))
     assert snapshot(game) != snapshot(twin)
     assert snapshot(GuanDanGame.replay(9, game.actions)) == snapshot(game)
     text = game.render()
@@ -380,7 +386,7 @@ def test_random_match_conserves_cards_moves_levels_by_rule_and_ends(seed, choice
         assert (game.hands >= 0).all()
         levels, deals = list(game.team_levels), len(game.deal_results)
         legal = game.legal_moves()
-        game.step(int(rng.integers(len(legal))))
+        game.step(int(rng.choice(legal)))
         steps += 1
         if len(game.deal_results) > deals:
             _check_levels(levels, game, game.deal_results[-1])

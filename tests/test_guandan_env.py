@@ -6,11 +6,13 @@ from pettingzoo.test import api_test, seed_test
 
 from cardrl.envs import guandan_v0
 from cardrl.envs.guandan_v0 import MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, level_table
-from cardrl.envs.rllib import ENV_MODULES, GAME_ENVS, RLlibMultiAgentEnv, make_aec_env
+from cardrl.envs import make_env
+from cardrl.envs.rllib import RLlibMultiAgentEnv
+from cardrl.games.registry import get_game
 from cardrl.features.danzero import DanZeroFeatures
 from cardrl.games.guandan import GameOverError, IllegalMoveError
 from cardrl.games.guandan_moves import Category, Move, hand_from_string, parse_cards
-from rllib_episode import play_random_episode
+from helpers.rllib_episode import play_random_episode
 
 
 def test_pettingzoo_api_and_seed_single_deal():
@@ -51,9 +53,8 @@ def test_ids_round_trip_and_action_features():
         env.reset(seed=seed)
         ids, values = env.legal_moves(), env.legal_move_values()
         assert [env.move_of(int(i)) for i in ids] == values
-        assert np.array_equal(env.action_features(ids), feats.action_features(values))
-        assert np.array_equal(env.action_features(values), feats.action_features(values))
-    with pytest.raises(TypeError, match=r"an action must be an int in Discrete\(135179\) \(an action id 0..135178\)"):
+        assert np.array_equal(env.action_features(ids), feats.move_vectors(values))
+    with pytest.raises(TypeError, match=r"an action must be an int move id, got float 1.0"):
         env.move_of(1.0)
     table = level_table(0)
     assert len(table) == MAX_TABLE_SIZE  # level 2 has the largest universe (the others: slow test below)
@@ -255,9 +256,9 @@ def test_ansi_render():
 
 
 def test_rllib_adapter_plays_a_deal():
-    assert GAME_ENVS["guandan"] == "guandan_v0" and "guandan_v0" in ENV_MODULES
-    assert GAME_ENVS["doudizhu"] == "doudizhu_v0"  # the other games stay registered
-    env = RLlibMultiAgentEnv(make_aec_env("guandan", match=False))
+    assert get_game("guandan").env_name == "guandan_v0" and get_game("guandan_v0").name == "guandan"
+    assert get_game("doudizhu").env_name == "doudizhu_v0"  # the other games stay registered
+    env = RLlibMultiAgentEnv(make_env("guandan", match=False))
     rng = np.random.default_rng(0)
     obs, infos = env.reset(seed=0)
     assert len(obs) == 1

@@ -1,4 +1,4 @@
-"""GuanDan moves (RULES.md "GuanDan" and its pitfalls): one test per combination type, per ordering rule and
+"""GuanDan moves (docs/rules.md "GuanDan" and its pitfalls): one test per combination type, per ordering rule and
 per pitfall, and a brute-force oracle written from first principles (every sub-multiset of a small hand,
 every assignment of its wild cards) whose legal set must equal ``legal_moves``."""
 

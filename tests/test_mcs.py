@@ -12,11 +12,13 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from cardrl.agents import MCSGreedyAgent
 from cardrl.cards import rank_counts_to_bits, string_to_rank_counts
+from cardrl.games.big2 import Big2Game
 from cardrl.games.doudizhu import DouDizhuGame
 from cardrl.games.doudizhu_moves import doudizhu_move_table
-from cardrl.search import MCSGreedyAgent, MinCombinationSearch, min_combinations, prune_moves
-from cardrl.search.mcs import fixed_table
+from cardrl.search import MinCombinationSearch, min_combinations, prune_moves
+from cardrl.search.mcs import MCSRules, fixed_table
 
 
 def brute_force_k(table, counts: np.ndarray) -> int:
@@ -59,7 +61,7 @@ def _clumpy_hand(rng: np.random.Generator, size: int) -> np.ndarray:
 @pytest.mark.parametrize("kickers", ["douzero", "distinct"])
 def test_k_equals_brute_force_on_random_hands(kickers):
     table = doudizhu_move_table(kickers)
-    mcs = MinCombinationSearch("doudizhu", table, kickers)
+    mcs = MinCombinationSearch(table, DouDizhuGame(kickers=kickers).min_combination_rules())
     rng = np.random.default_rng(7 if kickers == "douzero" else 8)
     checked = 0
     for i in range(1500):
@@ -96,12 +98,12 @@ def test_k_equals_brute_force_on_random_hands(kickers):
 def test_known_hands(hand, kickers, k):
     table = doudizhu_move_table(kickers)
     counts = string_to_rank_counts(hand)
-    assert MinCombinationSearch("doudizhu", table, kickers).k(rank_counts_to_bits(counts)) == k
+    assert MinCombinationSearch(table, DouDizhuGame(kickers=kickers).min_combination_rules()).k(rank_counts_to_bits(counts)) == k
     assert brute_force_k(table, counts) == k
 
 
 def test_fixed_table_matches_paper_where_the_rules_agree():
-    fixed = fixed_table("doudizhu", "douzero")
+    fixed = fixed_table(MCSRules(*DouDizhuGame().min_combination_rules()))
     assert fixed[0, 0, 0, 0, 0] == 0
     assert fixed[1, 0, 0, 0, 0] == 1 and fixed[0, 1, 0, 0, 0] == 1 and fixed[0, 0, 1, 0, 0] == 1
     assert fixed[1, 0, 1, 0, 0] == 1  # trio + solo
@@ -130,7 +132,7 @@ def test_search_pickles_without_its_memo():
     import pickle
 
     game = DouDizhuGame().reset(5)
-    mcs = MinCombinationSearch("doudizhu", game.table, "douzero")
+    mcs = MinCombinationSearch(game.table, game.min_combination_rules())
     k = mcs.k(game.hand_bits(0))
     assert mcs.cache_size() > 0
     copy = pickle.loads(pickle.dumps(mcs))
@@ -139,7 +141,7 @@ def test_search_pickles_without_its_memo():
 
 def test_k_after_is_k_of_the_hand_without_the_move():
     game = DouDizhuGame().reset(11)
-    mcs = MinCombinationSearch("doudizhu", game.table, "douzero")
+    mcs = MinCombinationSearch(game.table, game.min_combination_rules())
     legal = game.legal_moves()
     after = mcs.k_after(game.hand_bits(0), legal)
     for m, k in zip(legal, after):
@@ -191,10 +193,10 @@ def test_prune_threshold_follows_eq2():
 
 def test_mcs_greedy_plays_the_move_that_minimises_k():
     game = DouDizhuGame().reset(21)
-    agent = MCSGreedyAgent()
+    agent = MCSGreedyAgent.for_game("doudizhu")
     legal = game.legal_moves()
     move = agent.act(game.view(0), legal)
-    mcs = MinCombinationSearch("doudizhu", game.table, "douzero")
+    mcs = MinCombinationSearch(game.table, game.min_combination_rules())
     after = mcs.k_after(game.hand_bits(0), legal)
     assert after[list(legal).index(move)] == after.min()
     ranks = game.table.rank[legal[after == after.min()]]
@@ -204,7 +206,7 @@ def test_mcs_greedy_plays_the_move_that_minimises_k():
 def test_mcs_greedy_beats_random():
     from cardrl.agents import RandomAgent
     from cardrl.eval.tournament import run_tournament
-    result = run_tournament(MCSGreedyAgent(), RandomAgent(seed=1), 150, game="doudizhu", seed=3)
+    result = run_tournament(MCSGreedyAgent.for_game("doudizhu"), RandomAgent(seed=1), 150, game="doudizhu", seed=3)
     assert result.adp_interval[0] > 0
 
 
@@ -227,7 +229,7 @@ def brute_force_k_bits(table, hand: int) -> int:
 def test_big2_k_equals_brute_force_on_random_hands():
     from cardrl.games.big2_moves import big2_move_table
     table = big2_move_table()
-    mcs = MinCombinationSearch("big2", table)
+    mcs = MinCombinationSearch(table, Big2Game().min_combination_rules())
     rng = np.random.default_rng(2)
     for i in range(1500):
         size = int(rng.integers(1, 12))
@@ -243,11 +245,11 @@ def test_big2_k_equals_brute_force_on_random_hands():
 
 def test_big2_fixed_moves_and_known_hands():
     from cardrl.games.big2_moves import big2_move_table, cards_to_bits, parse_cards
-    fixed = fixed_table("big2")
+    fixed = fixed_table(MCSRules(*Big2Game().min_combination_rules()))
     assert fixed[0, 0, 0, 1, 0] == 2  # a bare four is not a move: two pairs
     assert fixed[1, 0, 0, 1, 0] == 1  # quads with a kicker
     assert fixed[0, 1, 1, 0, 0] == 1  # full house
-    mcs = MinCombinationSearch("big2", big2_move_table())
+    mcs = MinCombinationSearch(big2_move_table(), Big2Game().min_combination_rules())
     for text, k in [("3d4c5h6s7d", 1), ("3d5d7d9dJd", 1), ("3d3c3h3s", 2), ("3d3c3h3s4d", 1),
                     ("3d4d5d6d7d8d", 2), ("3d4c5h6s7d8d9dTdJdQd", 2), ("2s", 1)]:
         assert mcs.k(cards_to_bits(parse_cards(text))) == k, text
@@ -278,7 +280,7 @@ def test_mcs_greedy_big2_beats_random():
     from cardrl.agents.base import play_game
     from cardrl.games.big2 import Big2Game
     game = Big2Game()
-    greedy, scores = MCSGreedyAgent(game="big2"), []
+    greedy, scores = MCSGreedyAgent.for_game("big2"), []
     for seed in range(60):
         for seat in range(4):
             agents = [RandomAgent(seed=s) for s in range(4)]

@@ -26,7 +26,7 @@ def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tm
 
     # resume from the checkpoint: the frame counter continues
     rc = main(["train", "doudizhu", "--stop-frames", "1800", "--num-env-runners", "0", "--num-envs-per-env-runner",
-               "8", "--frames-per-update", "200", "--eval-every", "0", "--eval-deals", "5",
+               "8", "--frames-per-update", "200", "--eval-every", "0s", "--eval-deals", "5",
                "--restore", str(out / "checkpoint"), "--out", str(out)])
     assert rc == 0 and "restored from" in capsys.readouterr().out
     assert json.loads((out / "progress.jsonl").read_text().splitlines()[-1])["frames_trained"] >= 1800
@@ -46,7 +46,7 @@ def test_plot_refuses_what_is_not_a_run(tmp_path):
 def test_train_cli_rejects_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         main(["train", "chess"])
-    assert "unknown game 'chess'" in capsys.readouterr().err
+    assert "invalid choice: 'chess' (choose from 'doudizhu', 'big2', 'guandan')" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["train", "doudizhu", "--stop-time", "ten minutes"])
     assert "is not a duration" in capsys.readouterr().err

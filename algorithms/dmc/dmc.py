@@ -1,12 +1,12 @@
 """Deep Monte-Carlo (DouZero) as an RLlib ``Algorithm`` on the new API stack.
 
-DouZero (Zha et al. 2021), restated in DouZero+ (papers/zhao-2022-douzero-plus-opponent-model-coach.txt, section III)
-and Luo & Tan 2024 (Algorithm 1): actors play whole games epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen
+DouZero (Zha et al. 2021), restated in DouZero+ (Zhao et al. 2022, "DouZero+: Improving DouDizhu AI by Opponent
+Modeling and Coach-guided Learning", section III) and Luo & Tan 2024 (Algorithm 1): actors play whole games epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen
 (s, a) is labelled with the player's final return G; learners minimise (Q(s, a) - G)^2 with RMSprop (lr 1e-4,
 alpha 0.99, eps 1e-5) and gradient clipping 40. One network per DouDiZhu seat as DouZero; one shared network with
 seat identity in the features for Big2/GuanDan.
 
-Data flow (DESIGN.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games at once
+Data flow (docs/architecture.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games at once
 and return compact per-module samples; the driver keeps one sample request in flight per runner, each carrying the
 newest weights, so sampling and learning overlap and a runner's weights lag the learner by at most the updates made
 while one request ran (reported as ``weight_lag``).
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict, deque
+from dataclasses import MISSING, fields
 
 import numpy as np
 import ray
@@ -29,10 +30,16 @@ from ray.rllib.utils.metrics import (
     NUM_ENV_STEPS_SAMPLED_LIFETIME,
 )
 
-from cardrl.envs.rllib import ENV_MODULES, GAME_ENVS, make_aec_env
+from cardrl.algorithms.dmc.settings import Q_MODELS, DMCSettings
+from cardrl.envs import make_env
+from cardrl.games.registry import GameSpec, game_names, get_game
 
-MODELS = ("douzero_lstm", "mlp")
+MODELS = Q_MODELS
 WEIGHTS_SEQ_NO = "weights_seq_no"
+# DMC's own options (the rest of DMCSettings are RLlib's: lr, grad_clip, num_envs_per_env_runner, ...).
+_DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "rmsprop_alpha", "rmsprop_eps",
+                         "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
+                         "prune_extra", "actor_q_clip")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -46,14 +53,13 @@ def one_shared_module(agent_id, episode=None, *args, **kwargs) -> str:
     return "shared"
 
 
-# The policy mapping each game trains with unless the config sets another.
-DEFAULT_MAPPING = {"doudizhu": one_module_per_seat, "big2": one_shared_module, "guandan": one_shared_module}
-# GuanDan's DanZero features have no move history for an LSTM: DanZero's MLP is its model.
-DEFAULT_Q_MODEL = {"doudizhu": "douzero_lstm", "big2": "douzero_lstm", "guandan": "mlp"}
+MAPPINGS = {"per_agent": one_module_per_seat, "shared": one_shared_module}
 
 
 class DMCConfig(AlgorithmConfig):
-    """Configuration of :class:`DMC` (DouZero's hyperparameters are the defaults).
+    """Configuration of :class:`DMC`. Defaults and help of every option: :class:`~cardrl.algorithms.dmc.settings.
+    DMCSettings` (DouZero's hyperparameters); per-game defaults (module mapping, Q-network, targets) come from the
+    game registry.
 
     Example::
 
@@ -67,78 +73,68 @@ class DMCConfig(AlgorithmConfig):
         super().__init__(algo_class=algo_class or DMC)
         from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
 
-        self.game_name = "doudizhu"
         self.env_runner_cls = DMCEnvRunner
-        self.num_envs_per_env_runner = 64
-        self.rollout_fragment_length = 800  # frames per sample request
-        self.lr = 1e-4
-        self.rmsprop_alpha = 0.99
-        self.rmsprop_eps = 1e-5
-        self.grad_clip = 40.0
+        for f in fields(DMCSettings):
+            setattr(self, f.name, f.default if f.default is not MISSING else f.default_factory())
         self.grad_clip_by = "global_norm"
-        self.epsilon = 0.01
-        self.q_model = "douzero_lstm"  # or "mlp" (DanZero's 4x512 tanh); .game() sets the game's default
         self._q_model_chosen = False
-        self.frames_per_update = 3200  # per module: DouZero's batch of 32 unrolls of 100
-        self.updates_per_iteration = 1
-        self.target_scale = None  # role -> factor on the payoff; None: the game's default
-        self.hidden_sizes = None  # None: the model's paper sizes
-        # ODMC (Luo & Tan 2024, eq. 2): prune the legal moves the actor chooses from by Minimum Combination Search.
-        self.prune = None  # None or "mcs"
-        self.prune_slack = "paper"  # "paper": N/n + d; a number: that fixed slack (their Tables 6 and 7)
-        self.prune_extra = 0.0  # added to the paper's slack
-        self.actor_q_clip = None  # DanZero's learner preprocessing: clip around the actor's Q (lambda, e.g. 0.65)
+        self.game_name = None
         self.policy_mapping_fn = one_module_per_seat
+        self.game(game_names()[0])  # until .game() names one: the first registered game (DouZero's DouDiZhu)
         self.min_time_s_per_iteration = 0
         self.min_sample_timesteps_per_iteration = 0
         self.min_train_timesteps_per_iteration = 0
 
     # ---- builders ------------------------------------------------------------------------------
     def game(self, name: str = NotProvided, **env_config) -> "DMCConfig":
-        """Choose the game (``"doudizhu"``) and its env options (e.g. ``reward="wp"``)."""
+        """Choose the game (a registered name, e.g. ``"doudizhu"``) and its env options (e.g. ``reward="wp"``).
+
+        The game's registry entry gives the defaults the user has not chosen: the policy mapping (one Q-network per
+        DouDiZhu seat, one shared network for Big2 and GuanDan) and the Q-network (DouZero's LSTM where the
+        features have a history, else DanZero's MLP)."""
         if name is not NotProvided:
-            self.game_name = name
-            if self.policy_mapping_fn in DEFAULT_MAPPING.values():  # not chosen by the user: the game's default
-                self.policy_mapping_fn = DEFAULT_MAPPING.get(GAME_ENVS.get(name, name).split("_v")[0],
-                                                             self.policy_mapping_fn)
-            if not self._q_model_chosen:  # DouZero's LSTM where the features have a history, else DanZero's MLP
-                self.q_model = DEFAULT_Q_MODEL.get(GAME_ENVS.get(name, name).split("_v")[0], self.q_model)
+            spec = get_game(name)
+            self.game_name = spec.name
+            if self.policy_mapping_fn in MAPPINGS.values():  # not chosen by the user: the game's default
+                self.policy_mapping_fn = MAPPINGS[spec.module_mapping]
+            if not self._q_model_chosen:
+                self.q_model = spec.q_model
         if env_config:
             self.env_config = {**dict(self.env_config or {}), **env_config}
         return self
 
-    def training(self, *, epsilon=NotProvided, q_model=NotProvided, frames_per_update=NotProvided,
-                 rmsprop_alpha=NotProvided, rmsprop_eps=NotProvided, updates_per_iteration=NotProvided,
-                 target_scale=NotProvided, hidden_sizes=NotProvided, prune=NotProvided,
-                 prune_slack=NotProvided, prune_extra=NotProvided, actor_q_clip=NotProvided,
-                 **kwargs) -> "DMCConfig":
-        """DMC options; ``prune="mcs"`` turns DMC into ODMC (Luo & Tan 2024, section 4.3): the actor scores and picks
-        only the legal moves kept by eq. 2 (``prune_slack="paper"`` is N/n + d, plus ``prune_extra``; a number
-        fixes the slack). ``actor_q_clip=lambda`` turns on DanZero's learner preprocessing (Lu et al. 2023, IV-B2;
-        lambda 0.65 there): the loss is clipped around the Q the actor acted on (see ``actor_q_clipped_loss``)."""
+    def training(self, **kwargs) -> "DMCConfig":
+        """DMC's options (:class:`~cardrl.algorithms.dmc.settings.DMCSettings` lists them with their meaning) and
+        RLlib's own (``lr``, ``grad_clip``, ...). ``prune="mcs"`` turns DMC into ODMC (Luo & Tan 2024, section
+        4.3): the actor scores and picks only the legal moves kept by eq. 2 (``prune_slack="paper"`` is N/n + d,
+        plus ``prune_extra``; a number fixes the slack). ``actor_q_clip=lambda`` clips the learner's Q around the Q
+        the actor acted on (see ``actor_q_clipped_loss``)."""
+        own = {k: kwargs.pop(k) for k in list(kwargs) if k in _DMC_TRAINING_OPTIONS}
         super().training(**kwargs)
-        if q_model is not NotProvided:
+        if own.get("q_model", NotProvided) is not NotProvided:
             self._q_model_chosen = True
-        for name, value in dict(epsilon=epsilon, q_model=q_model, frames_per_update=frames_per_update,
-                                rmsprop_alpha=rmsprop_alpha, rmsprop_eps=rmsprop_eps,
-                                updates_per_iteration=updates_per_iteration, target_scale=target_scale,
-                                hidden_sizes=hidden_sizes, prune=prune, prune_slack=prune_slack,
-                                prune_extra=prune_extra, actor_q_clip=actor_q_clip).items():
+        for name, value in own.items():
             if value is not NotProvided:
                 setattr(self, name, value)
         return self
 
     @property
+    def game_spec(self) -> GameSpec:
+        return get_game(self.game_name)
+
+    @property
     def game_agents(self) -> list[str]:
-        return list(make_aec_env(self.game_name, **dict(self.env_config or {})).possible_agents)
+        return list(self.make_env().possible_agents)
+
+    def make_env(self):
+        """A raw AEC env of the configured game and env options (what the env runners play)."""
+        return make_env(self.game_name, **dict(self.env_config or {}))
 
     def target_scales(self) -> dict[str, float]:
         """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
         if self.target_scale is not None:
             return dict(self.target_scale)
-        if GAME_ENVS.get(self.game_name, self.game_name) == "doudizhu_v0":
-            return {"landlord": 0.5}
-        return {}
+        return dict(self.game_spec.target_scale)
 
     def get_default_learner_class(self):
         from cardrl.algorithms.dmc.dmc_learner import DMCTorchLearner
@@ -149,13 +145,12 @@ class DMCConfig(AlgorithmConfig):
         """One Q-network per module id (DouDiZhu: one per seat), sized from the game's features."""
         from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
 
-        env_ = make_aec_env(self.game_name, **dict(self.env_config or {}))
+        env_ = self.make_env()
         features = env_.features
         roles = {}
         for agent in env_.possible_agents:
-            history = getattr(features, "HISTORY_SHAPE", None)
-            history = tuple(history) if history and all(history) else None  # (0,) or None: no history
-            dims = RoleDims(features.state_dim(agent), history, features.ACTION_DIM)
+            history = None if features.history_shape is None else tuple(features.history_shape)
+            dims = RoleDims(features.state_dim(agent), history, features.action_dim)
             roles.setdefault(self.policy_mapping_fn(agent, None), dims)
         model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else None
         return dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
@@ -163,14 +158,14 @@ class DMCConfig(AlgorithmConfig):
     def validate(self) -> None:
         super().validate()
         errors = []
-        if self.game_name not in GAME_ENVS and self.game_name not in ENV_MODULES:
-            errors.append(f"game {self.game_name!r} is unknown; available: {sorted(GAME_ENVS)}")
+        spec = self.game_spec
         if self.q_model not in MODELS:
             errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
-        elif self.q_model == "douzero_lstm" and DEFAULT_Q_MODEL.get(
-                GAME_ENVS.get(self.game_name, self.game_name).split("_v")[0]) == "mlp":
-            errors.append(f"q_model='douzero_lstm' needs move-history features; {self.game_name!r} has none: use "
-                          f"q_model='mlp'")
+        elif self.q_model == "douzero_lstm":
+            features = spec.make_features((self.env_config or {}).get("features"))
+            if features.history_shape is None:
+                errors.append(f"q_model='douzero_lstm' needs move-history features; {spec.name}'s {features.name} "
+                              f"features have none: use q_model='mlp'")
         if not 0.0 <= self.epsilon <= 1.0:
             errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
         if self.frames_per_update < 1:
@@ -181,14 +176,14 @@ class DMCConfig(AlgorithmConfig):
         if self.prune not in (None, "mcs"):
             errors.append(f"prune={self.prune!r} is unknown; allowed: None (plain DMC) or 'mcs' (ODMC)")
         elif self.prune == "mcs":
-            from cardrl.search.prune import AVERAGE_INITIAL_CARDS, _check_slack
+            from cardrl.search.prune import check_slack
 
-            game = GAME_ENVS.get(self.game_name, self.game_name).split("_v")[0]
-            if game not in AVERAGE_INITIAL_CARDS:
+            if spec.search is None:
                 errors.append(f"prune='mcs' needs a game with Minimum Combination Search "
-                              f"({sorted(AVERAGE_INITIAL_CARDS)}), not {self.game_name!r}")
+                              f"({[g for g in game_names() if get_game(g).search is not None]}), not "
+                              f"{spec.name!r}")
             try:
-                _check_slack(self.prune_slack, self.prune_extra)
+                check_slack(self.prune_slack, self.prune_extra)
             except ValueError as e:
                 errors.append(str(e))
         elif self.prune_slack != "paper" or self.prune_extra:
@@ -313,13 +308,21 @@ class DMC(Algorithm):
     # ---- play ------------------------------------------------------------------------------------
     def q_modules(self) -> dict:
         """CPU copies of the learner's current Q-networks, keyed by env agent (works with local, remote and
-        GPU learners); e.g. for :func:`~cardrl.algorithms.dmc.agent.evaluate_vs_random`."""
+        GPU learners); e.g. for :class:`~cardrl.agents.q_agent.QAgent`."""
         multi = self.config.get_multi_rl_module_spec(inference_only=True).build()
         state = self.learner_group.get_state(components=COMPONENT_LEARNER + "/" + COMPONENT_RL_MODULE,
                                              inference_only=True)[COMPONENT_LEARNER][COMPONENT_RL_MODULE]
         multi.set_state(state)
         multi.foreach_module(lambda mid, m: m.eval())
         return {agent: multi[self.config.policy_mapping_fn(agent, None)] for agent in self.config.game_agents}
+
+    def scorer(self):
+        """``score(agent, obs, actions)`` over the current Q-networks (CPU copies), for
+        :func:`cardrl.eval.lockstep.evaluate_scorer`."""
+        from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
+
+        modules = self.q_modules()
+        return lambda agent, obs, actions: score_legal_moves(modules[agent], obs, actions)
 
     # ---- checkpoints: RLlib saves the learner and runner states; these counters ride along ------------
     def get_state(self, components=None, *, not_components=None, **kwargs):
@@ -332,7 +335,7 @@ class DMC(Algorithm):
     def _identity(self) -> dict:
         """What a checkpoint must agree on to be restored into this algorithm."""
         cfg = self.config
-        return {"game": GAME_ENVS.get(cfg.game_name, cfg.game_name), "q_model": cfg.q_model,
+        return {"game": cfg.game_spec.env_name, "q_model": cfg.q_model,
                 "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
                 "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
 

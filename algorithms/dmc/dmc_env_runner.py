@@ -21,8 +21,6 @@ from ray.rllib.env.env_runner import EnvRunner
 from ray.rllib.utils.checkpoints import Checkpointable
 from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-from cardrl.envs.rllib import make_aec_env
-
 WEIGHTS_SEQ_NO = "weights_seq_no"
 
 
@@ -44,12 +42,12 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
 
     def __init__(self, *, config, **kwargs):
         super().__init__(config=config, **kwargs)
-        torch.set_num_threads(1)  # one torch thread per Ray worker (DESIGN.md, "Known RLlib facts")
+        torch.set_num_threads(1)  # one torch thread per Ray worker (docs/architecture.md, "RLlib facts")
         self.num_envs = int(config.num_envs_per_env_runner)
         self.epsilon = float(config.epsilon)
         base_seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
         self._rng = np.random.default_rng([base_seed, self.worker_index or 0])
-        self.envs = [make_aec_env(config.game_name, **dict(config.env_config or {})) for _ in range(self.num_envs)]
+        self.envs = [config.make_env() for _ in range(self.num_envs)]
         self.env = self.envs[0]
         self.agent_to_module = {a: config.policy_mapping_fn(a, None) for a in self.env.possible_agents}
         self.target_scale = config.target_scales()
@@ -125,7 +123,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
                 else:
                     j = int(np.argmax(q))
                 self._trajectories[i][agent].append((ob, feats[j], float(q[j])))
-                frames += self._step(i, agent, int(legal[j]) if isinstance(legal, np.ndarray) else j, out)
+                frames += self._step(i, agent, int(legal[j]), out)
         return frames
 
     def _step(self, i: int, agent: str, action: int, out) -> int:

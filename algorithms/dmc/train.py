@@ -16,22 +16,36 @@ from pathlib import Path
 
 
 def build_config(args):
+    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources."""
     from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
+    from cardrl.games.registry import get_game
 
-    config = DMCConfig()
-    if getattr(args, "model", None):
-        config.training(q_model=args.model)
+    spec = get_game(args.game)
+    env_config = {}
+    if getattr(args, "reward", None) is not None:
+        if args.reward not in spec.rewards:
+            raise ValueError(f"--reward {args.reward} does not apply to {spec.name}; its rewards: "
+                             f"{', '.join(spec.rewards)}")
+        env_config["reward"] = args.reward
+    settings = values_from_args(args, DMCSettings)
+    runners = {k: settings.pop(k) for k in ("num_envs_per_env_runner", "rollout_fragment_length")}
+    if settings.get("q_model") is None:
+        settings.pop("q_model", None)  # the game's default
     config = (
-        config
-        .game(args.game, **({"reward": args.reward} if args.game == "doudizhu" else {}))
-        .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=args.num_envs_per_env_runner)
-        .training(frames_per_update=args.frames_per_update, lr=args.lr, epsilon=args.epsilon,
-                  prune=getattr(args, "prune", None), prune_slack=getattr(args, "prune_slack", "paper"),
-                  prune_extra=getattr(args, "prune_extra", 0.0), actor_q_clip=getattr(args, "actor_q_clip", None))
-        .learners(num_learners=0, num_gpus_per_learner=1 if args.gpu else 0)
+        DMCConfig()
+        .game(spec.name, **env_config)
+        .env_runners(num_env_runners=args.num_env_runners, **runners)
+        .training(**settings)
+        .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
         .debugging(seed=args.seed)
     )
     return config
+
+
+def default_run_dir(game: str, algo: str = "dmc") -> str:
+    """``runs/<algo>_<game>``: each game and algorithm has its own run directory unless ``--out`` says otherwise."""
+    return f"runs/{algo}_{game}"
 
 
 def _fmt_losses(result: dict) -> str:
@@ -46,8 +60,6 @@ def _fmt_losses(result: dict) -> str:
 def run_training(args) -> int:
     import ray
 
-    from cardrl.eval.agents import build_agent
-
     address = os.environ.get("RAY_ADDRESS")
     if not ray.is_initialized():
         if address:
@@ -55,7 +67,7 @@ def run_training(args) -> int:
         else:
             ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False,
                      log_to_driver=False, configure_logging=False)
-    out = Path(args.out).resolve()
+    out = Path(args.out or default_run_dir(args.game, args.algo)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
     config = build_config(args)
@@ -63,7 +75,9 @@ def run_training(args) -> int:
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))
         print(f"restored from {args.restore}", flush=True)
-    baselines = {spec: build_agent(spec, args.game, seed=args.seed + 7) for spec in args.eval_against}
+    options = config.game_spec.full_options({k: v for k, v in (config.env_config or {}).items()
+                                             if k in config.game_spec.rule_options})
+    baselines = {spec: _baseline_factory(spec, args.game, options, args.seed + 7) for spec in args.eval_against}
     reached: dict[str, dict] = {}  # baseline -> when the ADP interval against it first lay above 0
     start = last_eval = last_ckpt = time.time()
     progress = (out / "progress.jsonl").open("a")
@@ -121,17 +135,25 @@ def run_training(args) -> int:
     return 0
 
 
-def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
-    """The current greedy networks against each baseline on the same seeded deals, sides swapped."""
-    from cardrl.algorithms.dmc.agent import evaluate_against
+def _baseline_factory(spec: str, game: str, options: dict, seed: int):
+    """``make(slot) -> Agent`` for the batched evaluation (one agent per game in flight); the spec is checked now."""
+    from cardrl.eval.agents import build_agent
 
-    modules = algo.q_modules()
-    # GuanDan is evaluated per deal here (DanZero's deal points, teams swapped); whole-match win rates are
-    # cardrl.eval.guandan_matches' job.
-    env_config = {"match": False} if args.game == "guandan" else None
-    return {spec: evaluate_against(modules, agent, args.game, deals=args.eval_deals, seed=args.seed + 1,
-                                   env_config=env_config)
-            for spec, agent in baselines.items()}
+    build_agent(spec, game, options, seed=seed)  # a bad spec fails before training starts
+    return lambda slot: build_agent(spec, game, options, seed=seed)
+
+
+def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
+    """The current greedy networks against each baseline on the same seeded deals, sides swapped (GuanDan: single
+    deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job)."""
+    from cardrl.eval.lockstep import evaluate_scorer
+
+    score = algo.scorer()
+    env_config = dict(algo.config.env_config or {})
+    options = {k: v for k, v in env_config.items() if k in algo.config.game_spec.rule_options}
+    return {spec: evaluate_scorer(score, make, args.game, deals=args.eval_deals, seed=args.seed + 1, options=options,
+                                  features=env_config.get("features"))
+            for spec, make in baselines.items()}
 
 
 def _tensorboard(out: Path):

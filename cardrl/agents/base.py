@@ -1,8 +1,8 @@
-"""The agent interface shared by every game (DESIGN.md, layer 5 "Agents").
+"""The agent interface shared by every game (docs/architecture.md, layer 5 "Agents").
 
-An :class:`Agent` picks a move from what one player sees: ``act(view, legal_moves) -> move id``, where ``view``
-is ``game.view(seat)`` (a :class:`~cardrl.games.doudizhu.DouDizhuView` for DouDiZhu) and ``legal_moves`` is
-``game.legal_moves()`` (sorted ids into the game's move table). ``reset(seed)`` is called at the start of each
+An :class:`Agent` picks a move from what one player sees: ``act(view, legal_moves) -> action id``, where ``view``
+is ``game.view(seat)`` (e.g. a :class:`~cardrl.games.doudizhu.DouDizhuView`) and ``legal_moves`` is
+``game.legal_moves()`` (the engine's sorted action ids; a caller may pass a subset, e.g. ODMC's kept moves). ``reset(seed)`` is called at the start of each
 deal with the deal's seed, so that stochastic agents are reproducible deal by deal whatever order deals are
 played in. Environments, evaluation and the CLI all drive agents through :func:`play_game` or the same two
 calls.
@@ -12,34 +12,17 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol, Union
+from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["Agent", "GameLike", "play_game"]
+from cardrl.games.engine import Engine
 
-
-class GameLike(Protocol):
-    """What :func:`play_game` needs from a game engine (all cardrl engines provide it)."""
-
-    current_player: int
-
-    def reset(self, seed: int) -> Any: ...
-
-    @property
-    def is_over(self) -> bool: ...
-
-    def legal_moves(self) -> np.ndarray: ...
-
-    def view(self, seat: int) -> Any: ...
-
-    def step(self, action: int) -> Any: ...
-
-    def payoffs(self, reward: str = ...) -> np.ndarray: ...
+__all__ = ["Agent", "play_game"]
 
 
 class Agent(ABC):
-    """A player: maps a player's view and its legal moves to one of those moves (DESIGN.md, layer 5).
+    """A player: maps a player's view and its legal moves to one of those moves.
 
     Subclasses set ``name`` and implement :meth:`act`; :meth:`reset` is optional. An agent must return one of
     the ids in ``legal_moves`` and must not mutate its arguments.
@@ -52,7 +35,7 @@ class Agent(ABC):
 
     @abstractmethod
     def act(self, view: Any, legal_moves: np.ndarray) -> int:
-        """The chosen move id, one of ``legal_moves`` (``view`` is ``game.view(seat)``)."""
+        """The chosen action id, one of ``legal_moves`` (``view`` is ``game.view(seat)``)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
@@ -69,7 +52,7 @@ def _agent_for(agents: AgentsArg, seat: int) -> Agent:
                          f"seat (got {len(agents)} agents)") from None
 
 
-def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str | None = None) -> np.ndarray:
+def play_game(game: Engine, agents: AgentsArg, seed: int, reward: str | None = None) -> np.ndarray:
     """Deal ``seed`` on ``game`` and play it to the end; returns ``game.payoffs(reward)`` (one value per seat;
     ``reward=None``: the game's default payoff, e.g. DouDiZhu's ADP, Big2's card penalties, GuanDan's DanZero points).
 
@@ -92,4 +75,4 @@ def play_game(game: GameLike, agents: AgentsArg, seed: int, reward: str | None =
         except (ValueError, TypeError) as err:  # IllegalMoveError is a ValueError
             raise ValueError(f"agent {agent.name!r} at seat {seat} returned an illegal action {action!r}: "
                              f"{err}") from err
-    return game.payoffs() if reward is None else game.payoffs(reward)
+    return game.payoffs(reward)

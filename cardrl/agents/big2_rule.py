@@ -48,7 +48,7 @@ Decisions are deterministic functions of the view (ties broken by move id).
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -128,6 +128,11 @@ class Big2RuleAgent(Agent):
         self._low_rank = _card_extremes(self.table)[0] // NUM_SUITS  # pass: NUM_RANKS
         self._plans: dict[int, Big2Plan] = {}
         self._leaves: dict[int, Big2Plan] = {}
+
+    @classmethod
+    def from_rule_options(cls, options: Mapping[str, Any]) -> "Big2RuleAgent":
+        """The agent for a game with these rule options (the registry's ``rule`` agent kind)."""
+        return cls(straight_order=options.get("straight_order", "bigzero"))
 
     # ---- planner -----------------------------------------------------------------------------
     def plan(self, hand_bits: int) -> Big2Plan:

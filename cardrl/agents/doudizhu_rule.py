@@ -33,7 +33,7 @@ memoised per hand, so a decision takes well under a millisecond on typical hands
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -266,6 +266,11 @@ class DouDizhuRuleAgent(Agent):
     def __init__(self, kickers: str = "douzero"):
         self.table = doudizhu_move_table(kickers)
         self._counts, self._sizes = _move_arrays(self.table)
+
+    @classmethod
+    def from_rule_options(cls, options: Mapping[str, Any]) -> "DouDizhuRuleAgent":
+        """The agent for a game with these rule options (the registry's ``rule`` agent kind)."""
+        return cls(kickers=options.get("kickers", "douzero"))
 
     # ---- entry point -------------------------------------------------------------------------
     def act(self, view: DouDizhuView, legal_moves: np.ndarray) -> int:

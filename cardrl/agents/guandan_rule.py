@@ -33,7 +33,7 @@ and each agent memoises plans (its own dict, cleared when large; no global state
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
@@ -360,12 +360,27 @@ class _RuleAgent(Agent):
     def __init__(self):
         self._planner = _Planner(self.weights)
 
+    @classmethod
+    def from_rule_options(cls, options: Mapping[str, Any]) -> "_RuleAgent":
+        """The agent for a game with these rule options (the registry's agent kinds); it plays any GuanDan rules."""
+        return cls()
+
     def plan(self, hand: np.ndarray, level: int) -> GuanDanPlan:
         return self._planner.plan(hand, level)
 
-    def act(self, view: GuanDanView, legal_moves: list[Move]) -> Move:
-        if len(legal_moves) == 0:
+    def act(self, view: GuanDanView, legal_moves) -> int:
+        """The chosen action id among ``legal_moves`` (the engine's ids; the rules reason on their ``Move`` values,
+        :meth:`choose`)."""
+        legal = np.asarray(legal_moves, dtype=np.int64)
+        if len(legal) == 0:
             raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        if len(legal) == 1:
+            return int(legal[0])
+        moves = view.moves_of(legal)
+        return int(legal[moves.index(self.choose(view, moves))])
+
+    def choose(self, view: GuanDanView, legal_moves: list[Move]) -> Move:
+        """The chosen ``Move`` among the legal ``Move`` values."""
         if len(legal_moves) == 1:
             return legal_moves[0]
         first = legal_moves[0]

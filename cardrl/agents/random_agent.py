@@ -30,8 +30,7 @@ class RandomAgent(Agent):
     def reset(self, seed: int) -> None:
         self.rng = np.random.default_rng([self.seed, int(seed)])
 
-    def act(self, view: Any, legal_moves) -> Any:
+    def act(self, view: Any, legal_moves) -> int:
         if len(legal_moves) == 0:
             raise ValueError("RandomAgent.act got no legal moves (is the game over?)")
-        move = legal_moves[self.rng.integers(len(legal_moves))]
-        return int(move) if isinstance(move, (int, np.integer)) else move  # GuanDan's legal moves are Move values
+        return int(legal_moves[self.rng.integers(len(legal_moves))])

@@ -1,9 +1,11 @@
-"""Evaluation (DESIGN.md layer 6): duplicate-deal tournaments and leagues with WP/ADP and 95% t-intervals.
+"""Evaluation (docs/architecture.md, layer 6): duplicate-deal tournaments and leagues with WP/ADP and 95% t-intervals.
 
 - :mod:`cardrl.eval.deals`: seeded, shareable deal files (:func:`generate_deals`, :func:`load_deals`).
-- :mod:`cardrl.eval.protocols`: per game, how a deal is replayed with sides swapped (seats rotated) and scored.
-- :mod:`cardrl.eval.agents`: agents from spec strings, DMC and DouZero checkpoints.
+- :mod:`cardrl.eval.protocols`: per game (from the registry), how a deal is replayed with sides swapped and scored.
+- :mod:`cardrl.eval.agents`: agents from spec strings (rule agents, loaded checkpoints, ...).
 - :mod:`cardrl.eval.tournament`: :func:`run_tournament`, :func:`run_league` (in process or on Ray).
+- :mod:`cardrl.eval.matches`: whole matches with teams swapped (GuanDan).
+- :mod:`cardrl.eval.lockstep`: a batched scorer (a Q-network) against a baseline, many deals in lock-step.
 """
 
 from cardrl.eval.agents import build_agent, parse_agent_spec

@@ -1,6 +1,6 @@
 """``cardrl eval``: duplicate tournaments (``--a SPEC --b SPEC``) and leagues (``--league SPEC ...``) printed as
-markdown tables (Luo & Tan 2024, Tables 4, 5 and 10), on a seeded or saved deal file, for every game with a
-tournament protocol (``cardrl eval doudizhu ...``, ``cardrl eval big2 --a rule --b random --deals 1000``)."""
+markdown tables (Luo & Tan 2024, Tables 4, 5 and 10), on a seeded or saved deal file; for games whose episode is a
+match (GuanDan) whole matches with teams swapped (``--deals`` counts matches)."""
 
 from __future__ import annotations
 
@@ -8,35 +8,42 @@ import argparse
 import time
 from pathlib import Path
 
-from cardrl.eval.agents import SPEC_HELP
-
 __all__ = ["add_eval_arguments", "main_eval"]
+
+# flag -> the rule option it sets (only games that have that option accept it)
+RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
 
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl eval GAME`` (the game argument is added by the caller)."""
+    from cardrl.eval.agents import spec_help
+
     who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--a", help=f"agent spec of side A: {SPEC_HELP}")
-    who.add_argument("--league", nargs="+", metavar="SPEC", help="round robin of these agent specs (rank table)")
+    who.add_argument("--a", help=f"agent spec of side A: {spec_help()}")
+    who.add_argument("--league", nargs="+", metavar="SPEC",
+                     help="round robin of these agent specs (rank table; games evaluated by deals)")
     parser.add_argument("--b", default=None, help="agent spec of side B (with --a)")
     src = parser.add_mutually_exclusive_group()
-    src.add_argument("--deals", type=int, default=None, help="number of seeded deals to generate (default 1000)")
+    src.add_argument("--deals", type=int, default=None,
+                     help="number of seeded deals to generate (matches for GuanDan) (default: 1000 deals, 100 "
+                          "matches)")
     src.add_argument("--deal-file", default=None, help="play the deals of this .npz deal file")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated deals")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the generated deals (default: %(default)s)")
     parser.add_argument("--kickers", default=None, choices=["douzero", "distinct"],
-                        help="DouDiZhu move set of generated deals (default douzero)")
+                        help="DouDiZhu move set of generated deals (default: douzero)")
     parser.add_argument("--straight-order", default=None, choices=["bigzero", "low"],
-                        help="Big2 straight order of generated deals (default bigzero)")
+                        help="Big2 straight order of generated deals (default: bigzero)")
     parser.add_argument("--save-deals", default=None, help="write the deals played to this .npz file")
-    parser.add_argument("--workers", type=int, default=2, help="Ray tasks at a time (0: play in this process)")
-    parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task")
-    parser.add_argument("--out", default=None, help="league: write PREFIX.md and PREFIX.csv")
+    parser.add_argument("--workers", type=int, default=2,
+                        help="Ray tasks at a time (0: play in this process) (default: %(default)s)")
+    parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task (default: automatic)")
+    parser.add_argument("--out", default=None, help="with --league: write PREFIX.md and PREFIX.csv")
     parser.add_argument("--max-deals", type=int, default=None,
                         help="GuanDan: cut every match after this many deals (default: play until a team wins)")
 
 
 def main_eval(args: argparse.Namespace) -> int:
-    """Run ``cardrl eval``; bad input (deal file, spec, checkpoint) prints one error line and returns 2."""
+    """Run ``cardrl eval``; bad input (options, deal file, spec, checkpoint) prints one error line and returns 2."""
     import sys
 
     try:
@@ -46,30 +53,62 @@ def main_eval(args: argparse.Namespace) -> int:
         return 2
 
 
+def _rule_options(args: argparse.Namespace, spec) -> dict:
+    """The rule options set by flags; a flag the game has no option for is refused."""
+    options = {}
+    for flag, option in RULE_FLAGS.items():
+        value = getattr(args, flag, None)
+        if value is None:
+            continue
+        if option not in spec.rule_options:
+            have = [f"--{f.replace('_', '-')}" for f, o in RULE_FLAGS.items() if o in spec.rule_options]
+            raise ValueError(f"--{flag.replace('_', '-')} does not apply to {spec.name} (it has no {option} rule "
+                             f"option); rule flags for {spec.name}: {', '.join(have) or 'none'}")
+        options[option] = value
+    return options
+
+
+def _refuse(args: argparse.Namespace, names: list[str], why: str) -> None:
+    given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) not in (None, False)]
+    if given:
+        raise ValueError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply: {why}")
+
+
 def _run(args: argparse.Namespace) -> int:
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)
+    if args.a is not None and args.b is None:
+        raise ValueError("--a needs --b (the opponent's agent spec)")
+    if args.league is None:
+        _refuse(args, ["out"], "--out writes a league's tables; use it with --league")
+    options = _rule_options(args, spec)
+    if spec.protocol.unit == "match":
+        return _run_matches(args, spec, options)
+    _refuse(args, ["max_deals"], f"{spec.name} is evaluated by single deals, not matches")
+    return _run_deals(args, spec, options)
+
+
+def _run_deals(args: argparse.Namespace, spec, options: dict) -> int:
     from cardrl.eval.deals import generate_deals, load_deals
     from cardrl.eval.tournament import run_league, run_tournament
 
-    if args.a is not None and args.b is None:
-        raise ValueError("--a needs --b (the opponent's agent spec)")
-    if args.game == "guandan":
-        return _run_guandan(args)
     if args.deal_file is not None:
-        deals = load_deals(args.deal_file, args.game)
+        if options:
+            raise ValueError(f"the deal file fixes the rule options; do not pass "
+                             f"{', '.join('--' + k.replace('_', '-') for k in options)} with --deal-file")
+        deals = load_deals(args.deal_file, spec.name)
     else:
-        options = {} if args.kickers is None else {"kickers": args.kickers}
-        if getattr(args, "straight_order", None) is not None:
-            options["straight_order"] = args.straight_order
-        deals = generate_deals(args.game, args.deals if args.deals is not None else 1000, args.seed, **options)
+        deals = generate_deals(spec.name, args.deals if args.deals is not None else 1000, args.seed, **options)
     if args.save_deals:
         print(f"deals saved to {deals.save(args.save_deals)}")
     start = time.perf_counter()
     if args.a is not None:
-        result = run_tournament(args.a, args.b, deals, args.game, num_workers=args.workers,
+        result = run_tournament(args.a, args.b, deals, spec.name, num_workers=args.workers,
                                 chunk_size=args.chunk_size)
         print(result.table())
     else:
-        league = run_league(args.league, deals, args.game, num_workers=args.workers, chunk_size=args.chunk_size)
+        league = run_league(args.league, deals, spec.name, num_workers=args.workers, chunk_size=args.chunk_size)
         print(league.markdown())
         if args.out:
             prefix = Path(args.out)
@@ -85,19 +124,20 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_guandan(args: argparse.Namespace) -> int:
-    """GuanDan: whole matches, each played twice with the teams swapped (``--deals`` = number of matches)."""
+def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
+    """Whole matches, each played once per arrangement with the teams swapped (``--deals`` = number of matches)."""
     from cardrl.eval.agents import build_agent
-    from cardrl.eval.guandan_matches import run_guandan_matches
+    from cardrl.eval.matches import run_matches
 
-    if args.league is not None or args.deal_file is not None or args.save_deals:
-        raise ValueError("GuanDan is evaluated in whole seeded matches: --league, --deal-file and --save-deals are "
-                         "for DouDiZhu and Big2; use --a, --b, --deals (matches), --seed, --max-deals")
-    a, b = build_agent(args.a, "guandan", seed=args.seed), build_agent(args.b, "guandan", seed=args.seed + 1)
+    _refuse(args, ["league", "deal_file", "save_deals", "chunk_size"],
+            f"{spec.title} is evaluated in whole seeded matches; use --a, --b, --deals (matches), --seed, "
+            f"--max-deals, --workers")
+    a = build_agent(args.a, spec.name, options, seed=args.seed)
+    b = build_agent(args.b, spec.name, options, seed=args.seed + 1)
     a.name, b.name = args.a, args.b
     start = time.perf_counter()
-    result = run_guandan_matches(a, b, args.deals if args.deals is not None else 100, args.seed,
-                                 max_deals=args.max_deals, num_workers=args.workers)
+    result = run_matches(a, b, args.deals if args.deals is not None else 100, args.seed, spec.name,
+                         max_deals=args.max_deals, num_workers=args.workers, options=options)
     print(result.table())
     elapsed = time.perf_counter() - start
     print(f"\n{result.games} matches in {elapsed:.1f} s ({args.workers} worker(s))")

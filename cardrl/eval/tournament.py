@@ -35,6 +35,7 @@ import numpy as np
 from cardrl.agents.base import Agent, play_game
 from cardrl.eval.agents import AgentSpec, build_agent, parse_agent_spec
 from cardrl.eval.deals import DealSet, check_hands, generate_deals, load_deals
+from cardrl.eval.parallel import run_in_chunks
 from cardrl.eval.protocols import TournamentProtocol, protocol_for
 from cardrl.eval.stats import mean_interval
 
@@ -197,35 +198,6 @@ def _play_chunk_task(game: str, options: dict, a_source: Any, b_source: Any, sam
     return _play_chunk(game, options, a, b, seeds, hands, start)
 
 
-def _chunks(n: int, chunk_size: int) -> list[tuple[int, int]]:
-    return [(lo, min(n, lo + chunk_size)) for lo in range(0, n, chunk_size)]
-
-
-def _run_on_ray(game: str, options: dict, a_source: Any, b_source: Any, deals: DealSet, num_workers: int,
-                chunk_size: int) -> tuple[np.ndarray, np.ndarray]:
-    import ray
-
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    task = ray.remote(num_cpus=1)(_play_chunk_task)
-    same = b_source is a_source  # one Agent object on both sides
-    a_ref = ray.put(a_source)
-    b_ref = a_ref if same else ray.put(b_source)
-    pending = _chunks(len(deals), chunk_size)
-    results: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-    running: dict[Any, int] = {}
-    while pending or running:
-        while pending and len(running) < num_workers:
-            lo, hi = pending.pop(0)
-            ref = task.remote(game, options, a_ref, b_ref, same, deals.seeds[lo:hi], deals.hands[lo:hi], lo)
-            running[ref] = lo
-        done, _ = ray.wait(list(running), num_returns=1)
-        for ref in done:
-            results[running.pop(ref)] = ray.get(ref)
-    order = sorted(results)
-    return (np.concatenate([results[lo][0] for lo in order]), np.concatenate([results[lo][1] for lo in order]))
-
-
 def _deal_set(deals: DealSet | str | Path | int, game: str, seed: int) -> DealSet:
     if isinstance(deals, DealSet):
         deals.check(game, limit=8)
@@ -262,7 +234,10 @@ def run_tournament(a: AgentArg, b: AgentArg, deals: DealSet | str | Path | int, 
     if num_workers == 0:
         scores, wins = _play_chunk(game, options, a_agent, b_agent, deal_set.seeds, deal_set.hands, 0)
     else:
-        scores, wins = _run_on_ray(game, options, a_source, b_source, deal_set, num_workers, chunk_size)
+        same = b_source is a_source  # one Agent object on both sides
+        scores, wins = run_in_chunks(_play_chunk_task, (game, options, a_source, b_source, same),
+                                     (deal_set.seeds, deal_set.hands), (), num_workers, chunk_size, shared=(2, 3),
+                                     with_start=True)
     return TournamentResult(game, a_name, b_name, protocol.labels, scores, wins)
 
 

@@ -73,10 +73,12 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
+from cardrl.features.base import FeatureEncoder
 from cardrl.games.guandan import GuanDanGame, GuanDanView
 from cardrl.games.guandan_moves import NUM_KINDS, Move
+from cardrl.games.guandan_table import moves_to_counts
 
-__all__ = ["DanZeroFeatures", "SLICES", "STATE_DIM", "wild_flags", "moves_to_counts"]
+__all__ = ["DanZeroFeatures", "SLICES", "STATE_DIM", "wild_flags"]
 
 STATE_DIM = 513
 SLICES = {
@@ -154,17 +156,6 @@ def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
     return _wild_flags_kernel(np.asarray(hand, dtype=np.int64), int(level), _LINE, flags)
 
 
-def moves_to_counts(moves: Sequence[Move], dtype=np.int8) -> np.ndarray:
-    """``(n, 54)`` card counts of ``moves`` (one vectorised bincount over all their cards)."""
-    n = len(moves)
-    if n == 0:
-        return np.zeros((0, NUM_KINDS), dtype=dtype)
-    lengths = np.fromiter((len(m[2]) for m in moves), dtype=np.int64, count=n)
-    flat = np.fromiter((k for m in moves for k in m[2]), dtype=np.int64, count=int(lengths.sum()))
-    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    return np.bincount(rows * NUM_KINDS + flat, minlength=n * NUM_KINDS).reshape(n, NUM_KINDS).astype(dtype)
-
-
 def _move_counts(move: Move | None) -> np.ndarray | None:
     if move is None or not move.cards:
         return None
@@ -203,15 +194,19 @@ def _encode(out: np.ndarray, seat: int, hand, unseen, played, cards_left, last_m
     return out
 
 
-class DanZeroFeatures:
+class DanZeroFeatures(FeatureEncoder):
     """DanZero's GuanDan features (Lu et al. 2023 Sec. IV-A; DanZero+ Sec. IV-A, Fig. 4), name ``danzero_v1``.
 
     ``encode(game, seat)`` / ``encode_view(view)`` give the 513-dim float32 state of the module docstring (no
-    history block: ``HISTORY_SHAPE = (0,)``), ``action_features(moves)`` the ``(n, 54)`` action vectors; the
-    DanZero Q-network input is ``[state | action]`` (567 values). Only what the seat may see is read.
+    history block), ``action_features(source, ids)`` the ``(n, 54)`` action vectors of action ids (``source``: the
+    engine or a view, at its level) and ``move_vectors(moves)`` those of ``Move`` values; the DanZero Q-network
+    input is ``[state | action]`` (567 values). Only what the seat may see is read.
     """
 
     name = "danzero_v1"
+    history_shape = None
+    obs_low = -1.0
+    obs_high = 2.0
     STATE_DIM = STATE_DIM
     HISTORY_SHAPE = (0,)
     HISTORY_DIM = 0
@@ -250,7 +245,7 @@ class DanZeroFeatures:
         return _encode(self._out(out), view.seat, view.hand, view.unseen, view.played, view.cards_left,
                        view.last_move, view.history, view.finished, view.team_levels, view.level)
 
-    def action_features(self, moves: Sequence[Move]) -> np.ndarray:
+    def move_vectors(self, moves: Sequence[Move]) -> np.ndarray:
         """``(n, 54)`` float32 card counts of ``moves`` (a list of :class:`Move`; pass: zeros)."""
         if not all(isinstance(m, Move) for m in moves):
             bad = next(m for m in moves if not isinstance(m, Move))
@@ -263,7 +258,7 @@ class DanZeroFeatures:
         """``(n, 2)`` int8 ``(category, rank + 1)`` of ``moves``: what tells apart moves with the same cards."""
         return np.array([(int(m[0]), int(m[1]) + 1) for m in moves], dtype=np.int8).reshape(len(moves), 2)
 
-    def split(self, obs: np.ndarray) -> dict[str, np.ndarray]:
+    def blocks(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         """The named blocks of a state (or a batch ``(..., 513)``) as views."""
         obs = np.asarray(obs)
         if obs.ndim == 0 or obs.shape[-1] != STATE_DIM:

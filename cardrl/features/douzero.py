@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardrl.features.base import FeatureEncoder
 from cardrl.games.doudizhu import ROLES, DouDizhuGame, DouDizhuView
 from cardrl.games.move_table import MoveTable
 
@@ -59,7 +60,7 @@ def _last_move_of(history: list[int] | tuple[int, ...], role_idx: int, pass_id: 
     return history[i] if i >= 0 else pass_id
 
 
-class DouZeroFeatures:
+class DouZeroFeatures(FeatureEncoder):
     """DouZero's per-seat features (Zha et al. 2021, Tables 4-5; DouZero+ Sec. III), name ``douzero_v1``.
 
     ``encode(game, seat)`` returns ``[state | history.ravel()]`` as one float32 vector of ``obs_dim(role)``
@@ -71,18 +72,19 @@ class DouZeroFeatures:
     """
 
     name = "douzero_v1"
-    HISTORY_SHAPE = (5, 162)
+    history_shape = (5, 162)
+    HISTORY_SHAPE = history_shape
     HISTORY_DIM = 5 * 162
     ACTION_DIM = _NUM_KINDS
     STATE_DIMS = {"landlord": 319, "landlord_down": 430, "landlord_up": 430}
 
     # ---- dimensions ---------------------------------------------------------------------------
-    def state_dim(self, role: str) -> int:
+    def state_dim(self, role: str | None = None) -> int:
         """319 for ``"landlord"``, 430 for ``"landlord_down"`` / ``"landlord_up"``."""
         _role_index(role)
         return self.STATE_DIMS[role]
 
-    def obs_dim(self, role: str) -> int:
+    def obs_dim(self, role: str | None = None) -> int:
         """``state_dim(role) + 810`` (the flattened 5 x 162 history)."""
         return self.state_dim(role) + self.HISTORY_DIM
 
@@ -102,31 +104,16 @@ class DouZeroFeatures:
         return _encode(game.table, (seat - game.landlord) % 3, game.landlord, my, other, game.played,
                        hands.sum(axis=1), game.history, game.bomb_count, out)
 
-    def encode_view(self, view: DouDizhuView, table: MoveTable, out: np.ndarray | None = None) -> np.ndarray:
-        """Same as :meth:`encode`, from a player's :class:`DouDizhuView` (``table``: the game's move table)."""
+    def encode_view(self, view: DouDizhuView, out: np.ndarray | None = None) -> np.ndarray:
+        """Same as :meth:`encode`, from a player's :class:`DouDizhuView`."""
         if view.landlord < 0:
             raise ValueError("DouZero features need the roles: the view is from the bidding phase")
-        return _encode(table, (view.seat - view.landlord) % 3, view.landlord, view.hand, view.unseen,
+        return _encode(view.table, (view.seat - view.landlord) % 3, view.landlord, view.hand, view.unseen,
                        view.played, view.cards_left, view.history, view.bomb_count, out)
 
-    def split(self, obs: np.ndarray, role: str) -> tuple[np.ndarray, np.ndarray]:
+    def split(self, obs: np.ndarray, role: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``obs (..., obs_dim(role))`` -> ``(state (..., state_dim), history (..., 5, 162))`` (views, no copy)."""
-        obs = np.asarray(obs)
-        sd = self.state_dim(role)
-        if obs.ndim == 0 or obs.shape[-1] != sd + self.HISTORY_DIM:
-            raise ValueError(f"a {role} observation has {sd + self.HISTORY_DIM} values in its last axis "
-                             f"(state {sd} + history {self.HISTORY_DIM}); got shape {obs.shape}")
-        return obs[..., :sd], obs[..., sd:].reshape(obs.shape[:-1] + self.HISTORY_SHAPE)
-
-    def action_features(self, table: MoveTable, move_ids) -> np.ndarray:
-        """The 54-dim card vectors of ``move_ids`` (pass: zeros) as float32 ``(n, 54)``."""
-        ids = np.asarray(move_ids)
-        if ids.ndim != 1 or (ids.size and not np.issubdtype(ids.dtype, np.integer)):
-            raise ValueError(f"move_ids must be a 1-d sequence of int move ids, got shape {ids.shape} "
-                             f"dtype {ids.dtype}")
-        if ids.size and (ids.min() < 0 or ids.max() >= len(table)):
-            raise ValueError(f"move ids must be in 0..{len(table) - 1}; got min {ids.min()} max {ids.max()}")
-        return table.cards[ids.astype(np.intp, copy=False)].astype(np.float32)
+        return super().split(obs, role)
 
 
 def _encode(table: MoveTable, r: int, landlord: int, my: np.ndarray, other: np.ndarray, played: np.ndarray,

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardrl.features.douzero import DouZeroFeatures
+from cardrl.features.base import FeatureEncoder
 from cardrl.games.big2 import Big2Game, Big2View
 from cardrl.games.doudizhu import DouDizhuGame, DouDizhuView
 from cardrl.games.move_table import MoveTable
@@ -109,7 +109,7 @@ _DDZ_CAMP = _frozen([[int(s == ll) for s in range(3)] for ll in range(3)])
 _DDZ_LEFT_SEATS = _frozen([[(ll + k) % 3 for k in range(3)] for ll in range(3)])
 
 
-class UnifiedFeatures:
+class UnifiedFeatures(FeatureEncoder):
     """Luo & Tan 2024's unified features (Appendix C, Table 14, Fig. 7), name ``luo_tan_v1``, for Big2 and DouDiZhu.
 
     ``encode(game, seat)`` returns ``[state (540) | history (4 x 216) flattened]`` as one float32 vector of
@@ -120,6 +120,7 @@ class UnifiedFeatures:
     """
 
     name = "luo_tan_v1"
+    history_shape = HISTORY_SHAPE
     STATE_DIM = STATE_DIM
     HISTORY_SHAPE = HISTORY_SHAPE
     HISTORY_DIM = HISTORY_DIM
@@ -157,30 +158,23 @@ class UnifiedFeatures:
                                game.history, game.history_seats, game.last_move, game.last_mover, out)
         raise TypeError(f"unified features encode a Big2Game or a DouDizhuGame, got {type(game).__name__}")
 
-    def encode_view(self, view: Big2View | DouDizhuView, table: MoveTable,
-                    out: np.ndarray | None = None) -> np.ndarray:
-        """Same as :meth:`encode`, from a player's view (``table``: the game's move table)."""
+    def encode_view(self, view: Big2View | DouDizhuView, out: np.ndarray | None = None) -> np.ndarray:
+        """Same as :meth:`encode`, from a player's view."""
         if isinstance(view, Big2View):
+            table = view.table
             return _encode_big2(table, view.seat, view.hand, view.unseen, view.played, view.cards_left,
                                 view.history, view.history_seats, view.last_move, view.last_mover, out)
         if isinstance(view, DouDizhuView):
             if view.landlord < 0:
                 raise ValueError("unified features need the roles: the view is from the bidding phase")
-            return _encode_ddz(table, view.seat, view.landlord, view.hand, view.unseen, view.played,
+            return _encode_ddz(view.table, view.seat, view.landlord, view.hand, view.unseen, view.played,
                                view.cards_left, view.history, view.history_seats, view.last_move,
                                view.last_mover, out)
         raise TypeError(f"unified features encode a Big2View or a DouDizhuView, got {type(view).__name__}")
 
     def split(self, obs: np.ndarray, agent: str | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``obs (..., 1404)`` -> ``(state (..., 540), history (..., 4, 216))`` (views, no copy)."""
-        obs = np.asarray(obs)
-        if obs.ndim == 0 or obs.shape[-1] != self.OBS_DIM:
-            raise ValueError(f"a {self.name} observation has {self.OBS_DIM} values in its last axis (state "
-                             f"{STATE_DIM} + history {HISTORY_DIM}); got shape {obs.shape}")
-        return obs[..., :STATE_DIM], obs[..., STATE_DIM:].reshape(obs.shape[:-1] + HISTORY_SHAPE)
-
-    # The 54-dim card vectors of moves (pass: zeros) as float32 (n, 54): the same as DouZero's action features.
-    action_features = DouZeroFeatures.action_features
+        return super().split(obs, agent)
 
 
 def _check_seat(seat, n: int) -> int:

@@ -1,4 +1,4 @@
-"""The Big2 rules engine (RULES.md "Big2"; Luo & Tan 2024, Appendix B): a small, cheaply copied value.
+"""The Big2 rules engine (docs/rules.md "Big2"; Luo & Tan 2024, Appendix B): a small, cheaply copied value.
 
 Four seats 0..3 in play order, 13 cards each from one 52-card deck. The holder of the 3 of diamonds leads
 the first trick; with ``open_with_three_diamonds=True`` (default) that first move must contain it (BigZero,
@@ -29,10 +29,10 @@ from cardrl.games.big2_moves import (
     cards_to_string,
     pretty_cards,
 )
-from cardrl.games.common import (
+from cardrl.games.engine import (
+    Engine,
     GameOverError,
     IllegalMoveError,
-    TableGameMixin,
     check_action_type,
     check_seed,
     table_move_reason,
@@ -40,10 +40,14 @@ from cardrl.games.common import (
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
+AGENTS = ("west", "south", "east", "north")  # seats 0..3 in play order: Luo & Tan's identity bits 00, 01, 10, 11
 _THREE_D_BIT = 1 << THREE_OF_DIAMONDS
+REWARDS = ("cards",)  # losers pay their cards left (times the penalty multipliers), the winner gains the sum
+_DECK_VECTOR = np.array([1] * NUM_CARDS + [0, 0], dtype=np.int64)
+_DECK_VECTOR.setflags(write=False)
 
 __all__ = ["Big2Game", "Big2View", "Category", "GameOverError", "IllegalMoveError", "NUM_PLAYERS", "HAND_SIZE",
-           "check_penalty_multipliers"]
+           "check_penalty_multipliers", "REWARDS"]
 
 
 def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[tuple[int, float], ...]:
@@ -53,6 +57,8 @@ def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[
     """
     if multipliers is None:
         return ()
+    if isinstance(multipliers, tuple) and all(isinstance(p, tuple) and len(p) == 2 for p in multipliers):
+        multipliers = dict(multipliers)  # the normalised form of normalise_options
     if not isinstance(multipliers, Mapping):
         raise TypeError(f"penalty_multipliers must be a dict {{cards: factor}} such as {{10: 2, 13: 3}} or None, "
                         f"got {type(multipliers).__name__} {multipliers!r}")
@@ -70,7 +76,33 @@ def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[
     return tuple(sorted(out))
 
 
-class Big2Game(TableGameMixin):
+def normalise_options(options: dict) -> dict:
+    """Big2's rule options checked; ``penalty_multipliers`` as sorted ``((cards, factor), ...)`` or None (a dict,
+    also one read back from JSON with string keys, or a list of pairs is accepted)."""
+    from cardrl.games.big2_moves import STRAIGHT_ORDERS
+
+    if options["straight_order"] not in STRAIGHT_ORDERS:
+        raise ValueError(f"big2 straight_order={options['straight_order']!r}; allowed: {STRAIGHT_ORDERS}")
+    if not isinstance(options["open_with_three_diamonds"], (bool, np.bool_)):
+        raise ValueError(f"big2 open_with_three_diamonds={options['open_with_three_diamonds']!r}; allowed: True, "
+                         f"False")
+    penalties = options["penalty_multipliers"]
+    if penalties is not None:
+        pairs = penalties.items() if isinstance(penalties, Mapping) else penalties
+        try:
+            as_dict = {int(t) if isinstance(t, str) and t.isdigit() else t: f for t, f in pairs}
+        except (TypeError, ValueError):
+            raise ValueError(f"big2 penalty_multipliers={penalties!r}; allowed: None or {{cards: factor}} such as "
+                             f"{{10: 2, 13: 3}}") from None
+        try:
+            penalties = check_penalty_multipliers(as_dict) or None
+        except TypeError as err:
+            raise ValueError(str(err)) from None
+    return {**options, "open_with_three_diamonds": bool(options["open_with_three_diamonds"]),
+            "penalty_multipliers": penalties}
+
+
+class Big2Game(Engine):
     """One deal of Big2 (module docstring; Luo & Tan 2024, Appendix B and Table 13).
 
     ``reset(seed)`` deals; ``legal_moves()``, ``step(move)``, ``current_player``, ``is_over`` and ``payoffs()``
@@ -79,6 +111,9 @@ class Big2Game(TableGameMixin):
     """
 
     name = "big2"
+    num_players = NUM_PLAYERS
+    rewards = REWARDS
+    deck = _DECK_VECTOR
 
     def __init__(self, straight_order: str = "bigzero", open_with_three_diamonds: bool = True,
                  penalty_multipliers: Mapping[int, float] | None = None):
@@ -116,16 +151,25 @@ class Big2Game(TableGameMixin):
 
     # ---- queries -----------------------------------------------------------------------------
     @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
+    def num_actions(self) -> int:
+        return self.num_moves
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
+        return self.table.cards[_check_ids(ids, self.num_moves)]
+
+    def move_string(self, action: int) -> str:
+        return self.table.strings[int(_check_ids([action], self.num_moves)[0])]
+
+    def cards_held(self) -> np.ndarray:
+        return self.hands.astype(np.int64)
+
+    def cards_played(self) -> np.ndarray:
+        return self.played.astype(np.int64)
 
     def hand_bits(self, seat: int) -> int:
         """The seat's hand as a 52-bit card set (bit ``c`` = card id ``c``)."""
         return self.bits[seat]
-
-    def cards_left(self) -> np.ndarray:
-        """Cards in each seat's hand, shape (4,)."""
-        return self.hands.sum(axis=1, dtype=np.int64)
 
     @property
     def must_contain_three_of_diamonds(self) -> bool:
@@ -158,12 +202,17 @@ class Big2Game(TableGameMixin):
                       f"contain the 3 of diamonds (3d)")
         return reason
 
+    def min_combination_rules(self) -> tuple:
+        """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
+        hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
+        from cardrl.games.big2_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+
+        return (MCS_FIXED_MOVES, tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), False, False)
+
     # ---- transitions -------------------------------------------------------------------------
     def step(self, action: int) -> "Big2Game":
         """Apply a legal move of the player to move. Raises (and changes nothing) otherwise."""
-        self._require_deal()
-        if self.phase == "over":
-            raise GameOverError("the game is over; call reset(seed) to deal again")
+        self._require_running()
         action = check_action_type(action)
         reason = self._illegal_reason(action)
         if reason is not None:
@@ -197,8 +246,10 @@ class Big2Game(TableGameMixin):
                 factor = f
         return cards * factor
 
-    def payoffs(self) -> np.ndarray:
-        """Zero-sum payoff per seat (module docstring); all zeros while the game runs."""
+    def payoffs(self, reward: str | None = None) -> np.ndarray:
+        """Zero-sum payoff per seat (module docstring; the one reward kind is "cards"); all zeros while the game
+        runs."""
+        self._check_reward(reward)
         out = np.zeros(NUM_PLAYERS, dtype=np.float64)
         if self.winner is None:
             return out
@@ -217,13 +268,6 @@ class Big2Game(TableGameMixin):
     def oracle_view(self, seat: int | None = None) -> "Big2View":
         """Everything, every hand included (for oracle guiding and debugging)."""
         return Big2View(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    def _check_seat(self, seat) -> int:
-        self._require_deal()
-        if isinstance(seat, (bool, np.bool_)) or not isinstance(seat, (int, np.integer)) or not (
-                0 <= seat < NUM_PLAYERS):
-            raise ValueError(f"seat must be an int 0..{NUM_PLAYERS - 1}, got {seat!r}")
-        return int(seat)
 
     # ---- copy --------------------------------------------------------------------------------
     def copy(self) -> "Big2Game":
@@ -264,6 +308,13 @@ class Big2Game(TableGameMixin):
         return pretty_cards(np.flatnonzero(self.table.cards[move]), color)
 
 
+def _check_ids(ids, n: int) -> np.ndarray:
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    if ids.size and (ids.min() < 0 or ids.max() >= n):
+        raise ValueError(f"move ids are 0..{n - 1}; got min {ids.min()} max {ids.max()}")
+    return ids
+
+
 def _vector_bits(vec: np.ndarray) -> int:
     return sum(1 << int(c) for c in np.flatnonzero(vec))
 
@@ -276,15 +327,18 @@ class Big2View:
     ``cards_left`` per seat; ``history`` / ``history_seats`` the moves in order and ``plays`` the same as
     ``(seat, move)`` pairs; ``played`` (4, 54) the cards each seat has played; ``unseen`` the cards in the
     other hands together; ``last_move`` / ``last_mover`` the move to beat (``None`` when leading);
-    ``legal`` the legal move ids when ``seat`` is to move (else an empty array).
+    ``legal`` the legal move ids when ``seat`` is to move (else an empty array); ``role`` the seat's agent name;
+    ``table`` the game's (shared, read-only) move table.
     """
 
-    __slots__ = ("seat", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
+    __slots__ = ("seat", "role", "table", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
                  "plays", "played", "unseen", "last_move", "last_mover", "must_contain_three_of_diamonds", "legal",
                  "winner", "hands")
 
     def __init__(self, game: Big2Game, seat: int, oracle: bool):
         self.seat = seat
+        self.role = AGENTS[seat]
+        self.table = game.table
         self.phase = game.phase
         self.current_player = game.current_player
         self.hand = game.hands[seat].copy()
@@ -301,3 +355,7 @@ class Big2View:
         self.legal = game.legal_moves() if seat == game.current_player else np.zeros(0, dtype=np.int64)
         self.winner = game.winner
         self.hands = game.hands.copy() if oracle else None
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
+        return self.table.cards[_check_ids(ids, len(self.table))]

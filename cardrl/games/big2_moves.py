@@ -1,4 +1,4 @@
-"""Big2 move table (RULES.md "Big2"; Luo & Tan 2024, Appendix B, Table 13): 19,899 moves.
+"""Big2 move table (docs/rules.md "Big2"; Luo & Tan 2024, Appendix B, Table 13): 19,899 moves.
 
 Cards are ids ``4 * rank + suit`` (0..51) with ranks ``3 4 5 6 7 8 9 T J Q K A 2`` (0..12) and suits
 diamonds < clubs < hearts < spades (0..3), so a card's order is its id (rank, then suit); id 0 is the 3 of
@@ -18,7 +18,7 @@ Comparison: a follow has the same number of cards and a higher order key.
 
 ``straight_order`` (option):
 
-* ``"bigzero"`` (default, RULES.md; BigZero's order used by the papers' benchmark):
+* ``"bigzero"`` (default, docs/rules.md; BigZero's order used by the papers' benchmark):
   3-4-5-6-7 < 4-5-6-7-8 < ... < 10-J-Q-K-A < 2-3-4-5-6 < A-2-3-4-5; equal sequences are ordered by their
   highest card in Big2 card order (rank, then suit), i.e. by the suit of the A of 10-J-Q-K-A and of the 2
   of 2-3-4-5-6 and A-2-3-4-5.
@@ -74,6 +74,12 @@ class Category(IntEnum):
     QUADS = 7
     STRAIGHT_FLUSH = 8
 
+
+# Minimum Combination Search data (Luo & Tan 2024, eq. 1 and Algorithm 2), read by cardrl.search.mcs: the fixed
+# moves as ((card counts from distinct ranks), jokers) -- solo, pair, triple, full house, quads (four + any fifth
+# card; a bare four is not a move) -- and the variable ones the search explores depth first.
+MCS_FIXED_MOVES = (((1,), 0), ((2,), 0), ((3,), 0), ((3, 2), 0), ((4, 1), 0))
+MCS_VARIABLE_CATEGORIES = (Category.STRAIGHT, Category.FLUSH, Category.STRAIGHT_FLUSH)
 
 FIVE_CARD_CATEGORIES = (Category.STRAIGHT, Category.FLUSH, Category.FULL_HOUSE, Category.QUADS,
                         Category.STRAIGHT_FLUSH)  # lowest to highest
@@ -143,7 +149,7 @@ def bits_to_cards(bits: int) -> tuple[int, ...]:
 
 
 def cards_to_vector(cards) -> np.ndarray:
-    """Card ids -> 54-dim 0/1 card vector (RULES.md "Cards")."""
+    """Card ids -> 54-dim 0/1 card vector (docs/rules.md "Cards")."""
     vec = np.zeros(NUM_KINDS, dtype=np.uint8)
     vec[list(cards)] = 1
     return vec

@@ -1,4 +1,4 @@
-"""The DouDiZhu rules engine (RULES.md "DouDiZhu"): a small, cheaply copied value, no gym/torch/ray.
+"""The DouDiZhu rules engine (docs/rules.md "DouDiZhu"): a small, cheaply copied value, no gym/torch/ray.
 
 Seats are 0, 1, 2 in play order. Without bidding the landlord is seat 0 (DouZero's fixed-landlord setting,
 used by DouZero, DouZero+ and OADMCDou); with ``bidding=True`` one round of bids (pass, 1, 2, 3; a bid must
@@ -17,26 +17,48 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardrl.cards import NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
-from cardrl.games.common import (  # re-exported: they were first defined here
+from cardrl.cards import NUM_KINDS, NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
+from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+from cardrl.games.engine import (  # re-exported: they were first defined here
+    Engine,
     GameOverError,
     IllegalMoveError,
-    TableGameMixin,
     check_action_type,
     check_seed,
     table_move_reason,
 )
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
 
 NUM_PLAYERS = 3
 ROLES = ("landlord", "landlord_down", "landlord_up")
 REWARDS = ("adp", "wp")
 _DECK = np.array([r for r in range(13) for _ in range(4)] + [13, 14], dtype=np.int64)
 _BOMB_CATEGORIES = (int(Category.BOMB), int(Category.ROCKET))
-_check_action_type = check_action_type  # the old private name
+_DECK_VECTOR = np.ones(NUM_KINDS, dtype=np.int64)
+_DECK_VECTOR.setflags(write=False)
 
 
-class DouDizhuGame(TableGameMixin):
+def normalise_options(options: dict) -> dict:
+    """DouDiZhu's rule options checked (``kickers`` "douzero" or "distinct", ``bidding`` and ``spring`` bools)."""
+    from cardrl.games.doudizhu_moves import KICKER_RULES
+
+    if options["kickers"] not in KICKER_RULES:
+        raise ValueError(f"doudizhu kickers={options['kickers']!r}; allowed: {', '.join(map(repr, KICKER_RULES))}")
+    for name in ("bidding", "spring"):
+        if not isinstance(options[name], (bool, np.bool_)):
+            raise ValueError(f"doudizhu {name}={options[name]!r}; allowed: True, False")
+    return {**options, "bidding": bool(options["bidding"]), "spring": bool(options["spring"])}
+
+
+def _thermometer(counts: np.ndarray) -> np.ndarray:
+    """Rank counts ``(..., 15)`` -> 54-dim thermometer card vectors ``(..., 54)`` (int64)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    out = np.zeros(counts.shape[:-1] + (NUM_KINDS,), dtype=np.int64)
+    out[..., :52] = (np.arange(4) < counts[..., :13, None]).reshape(counts.shape[:-1] + (52,))
+    out[..., 52:] = counts[..., 13:] > 0
+    return out
+
+
+class DouDizhuGame(Engine):
     """One deal of DouDiZhu; see the module docstring for seats, roles, bidding and payoffs.
 
     ``reset(seed)`` deals; ``legal_moves()``, ``step(move)``, ``current_player``, ``is_over`` and
@@ -45,8 +67,14 @@ class DouDizhuGame(TableGameMixin):
     """
 
     name = "doudizhu"
+    num_players = NUM_PLAYERS
+    rewards = REWARDS
+    deck = _DECK_VECTOR
 
     def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
+        for option, value in (("bidding", bidding), ("spring", spring)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{option} must be a bool, got {type(value).__name__} {value!r}")
         self.table = doudizhu_move_table(kickers)
         self.kickers = kickers
         self.bidding = bool(bidding)
@@ -100,8 +128,39 @@ class DouDizhuGame(TableGameMixin):
 
     # ---- queries -----------------------------------------------------------------------------
     @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
+    def num_actions(self) -> int:
+        """Move ids ``0 .. num_moves - 1``, then (with bidding) the bids pass, 1, 2, 3."""
+        return self.num_moves + (4 if self.bidding else 0)
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 thermometer card vectors of action ids (bids: zeros)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if ids.size and (ids.min() < 0 or ids.max() >= self.num_actions):
+            raise ValueError(f"action ids are 0..{self.num_actions - 1}; got min {ids.min()} max {ids.max()}")
+        out = np.zeros((len(ids), NUM_KINDS), dtype=np.uint8)
+        moves = ids < self.num_moves
+        out[moves] = self.table.cards[ids[moves]]
+        return out
+
+    def move_string(self, action: int) -> str:
+        action = int(action)
+        if 0 <= action < self.num_moves:
+            return self.table.strings[action]
+        if self.num_moves <= action < self.num_actions:
+            return "bid pass" if action == self.num_moves else f"bid {action - self.num_moves}"
+        raise ValueError(f"action ids are 0..{self.num_actions - 1}, got {action}")
+
+    def cards_held(self) -> np.ndarray:
+        return _thermometer(self.hands)
+
+    def cards_played(self) -> np.ndarray:
+        return _thermometer(self.played)
+
+    def undealt_cards(self) -> np.ndarray:
+        """The three bottom cards until the landlord takes them (bidding), else zeros."""
+        if self.landlord < 0:
+            return _thermometer(self.bottom)
+        return np.zeros(NUM_KINDS, dtype=np.int64)
 
     def hand_bits(self, seat: int) -> int:
         """The seat's hand as a 54-bit card set (cached until the hand changes)."""
@@ -145,12 +204,17 @@ class DouDizhuGame(TableGameMixin):
         return bits & ~self.hand_bits(self.current_player) == 0 and self.table.beats(
             action, self.last_move)
 
+    def min_combination_rules(self) -> tuple:
+        """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
+        hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
+        from cardrl.games.doudizhu_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+
+        return (MCS_FIXED_MOVES[self.kickers], tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), True, True)
+
     # ---- transitions -------------------------------------------------------------------------
     def step(self, action: int) -> "DouDizhuGame":
         """Apply a legal action of the player to move. Raises (and changes nothing) otherwise."""
-        self._require_deal()
-        if self.phase == "over":
-            raise GameOverError("the game is over; call reset(seed) to deal again")
+        self._require_running()
         action = check_action_type(action)
         if not self.is_legal(action):
             raise IllegalMoveError(self._illegal_reason(action))
@@ -224,10 +288,10 @@ class DouDizhuGame(TableGameMixin):
                 mult *= 2
         return mult
 
-    def payoffs(self, reward: str = "adp") -> np.ndarray:
-        """Zero-sum payoff per seat (see module docstring); all zeros while the game runs."""
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is unknown; allowed: {REWARDS}")
+    def payoffs(self, reward: str | None = None) -> np.ndarray:
+        """Zero-sum payoff per seat (see module docstring; ``reward`` "adp", the default, or "wp"); all zeros
+        while the game runs."""
+        reward = self._check_reward(reward)
         out = np.zeros(NUM_PLAYERS, dtype=np.float64)
         if self.winner is None:
             return out
@@ -240,13 +304,13 @@ class DouDizhuGame(TableGameMixin):
     # ---- views -------------------------------------------------------------------------------
     def view(self, seat: int) -> "DouDizhuView":
         """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return DouDizhuView(self, seat, oracle=False)
+        return DouDizhuView(self, self._check_seat(seat), oracle=False)
 
     def oracle_view(self, seat: int | None = None) -> "DouDizhuView":
         """Everything, every hand included (for oracle guiding and debugging)."""
-        return DouDizhuView(self, self.current_player if seat is None else seat, oracle=True)
+        return DouDizhuView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
 
-    # ---- copy and replay ---------------------------------------------------------------------
+    # ---- copy --------------------------------------------------------------------------------
     def copy(self) -> "DouDizhuGame":
         new = object.__new__(DouDizhuGame)
         new.__dict__.update(self.__dict__)
@@ -289,18 +353,22 @@ class DouDizhuView:
     """A player's view of a :class:`DouDizhuGame` (copied arrays; ``oracle=True`` adds every hand).
 
     ``unseen`` are the cards this player cannot see (the other two hands together), which DouZero's
-    features encode as "other hand cards".
+    features encode as "other hand cards". ``table`` is the game's (shared, read-only) move table.
     """
 
     __slots__ = ("seat", "role", "hand", "unseen", "played", "cards_left", "history", "history_seats",
-                 "last_move", "last_mover", "bomb_count", "landlord", "bottom", "hands", "phase", "bids")
+                 "last_move", "last_mover", "bomb_count", "landlord", "bottom", "hands", "phase", "bids", "table",
+                 "num_moves", "hand_bits")
 
     def __init__(self, game: DouDizhuGame, seat: int, oracle: bool):
         self.seat = seat
+        self.table = game.table
+        self.num_moves = game.num_moves
         self.landlord = game.landlord
         self.role = game.role(seat) if game.landlord >= 0 else None
         self.phase = game.phase
         self.hand = game.hands[seat].copy()
+        self.hand_bits = game.hand_bits(seat)
         self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
         self.played = game.played.copy()
         self.cards_left = game.hands.sum(axis=1).astype(np.int64)
@@ -312,3 +380,11 @@ class DouDizhuView:
         self.bids = tuple(game.bids)
         self.bottom = game.bottom.copy() if game.landlord >= 0 else None  # shown face up once taken
         self.hands = game.hands.copy() if oracle else None
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of action ids (bids: zeros)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(ids), NUM_KINDS), dtype=np.uint8)
+        moves = ids < self.num_moves
+        out[moves] = self.table.cards[ids[moves]]
+        return out

@@ -1,4 +1,4 @@
-"""DouDiZhu move table (RULES.md "Move table"; Luo & Tan 2024, Appendix A, Table 12).
+"""DouDiZhu move table (docs/rules.md "Move table"; Luo & Tan 2024, Appendix A, Table 12).
 
 Two kicker conventions:
 
@@ -150,6 +150,18 @@ def _follow_ranges(category: int, length: int, rank: int, groups) -> tuple[int, 
     if len(same) == 0:
         return (bomb_lo, bomb_hi, 0, 0)
     return (int(same[0]), int(same[-1]) + 1, bomb_lo, bomb_hi)
+
+
+# Minimum Combination Search data (Luo & Tan 2024, eq. 1 and Algorithm 5), read by cardrl.search.mcs. Fixed moves as
+# ((card counts taken from distinct non-joker ranks), jokers): a joker can stand alone, be a trio's or a bomb's solo
+# kicker; the two together are the rocket. "douzero": bomb kickers may share a rank (4444+55), never be both jokers;
+# "distinct": kicker ranks distinct, both jokers allowed (Luo & Tan Table 12).
+_MCS_FIXED_COMMON = (((1,), 0), ((), 1), ((2,), 0), ((3,), 0), ((3, 1), 0), ((3,), 1), ((3, 2), 0), ((4,), 0),
+                     ((4, 1, 1), 0), ((4, 1), 1), ((4, 2, 2), 0), ((), 2))
+MCS_FIXED_MOVES = {"douzero": _MCS_FIXED_COMMON + (((4, 2), 0),), "distinct": _MCS_FIXED_COMMON + (((4,), 2),)}
+# The variable-length moves the search explores depth first (chains, pair chains, planes with or without kickers).
+MCS_VARIABLE_CATEGORIES = (Category.CHAIN, Category.PAIR_CHAIN, Category.PLANE, Category.PLANE_SOLOS,
+                           Category.PLANE_PAIRS)
 
 
 @lru_cache(maxsize=None)

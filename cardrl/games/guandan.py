@@ -1,17 +1,19 @@
-"""The GuanDan rules engine (RULES.md "GuanDan"): deals, tricks, finishing order, DanZero rewards, and the
+"""The GuanDan rules engine (docs/rules.md "GuanDan"): deals, tricks, finishing order, DanZero rewards, and the
 match flow (team levels, promotion, level A, tribute and return). No gym/torch/ray.
 
-Sources: RULES.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (rewards +3/+2/+1, level-A rule);
+Sources: docs/rules.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (rewards +3/+2/+1, level-A rule);
 Zhao et al. 2024 (DanZero+) Sec. III-E (tribute heuristics), IV (match bonus +-1).
 
 Seats 0..3 play in order 0, 1, 2, 3; teams sit opposite: team 0 = seats 0 and 2, team 1 = seats 1 and 3.
 Levels are rank indices 0..12 (2..A) as in :mod:`cardrl.games.guandan_moves`.
 
 Actions
-    Legal sets vary per hand, so :meth:`GuanDanGame.legal_moves` returns a list of
-    :class:`~cardrl.games.guandan_moves.Move` values, and :meth:`GuanDanGame.step` takes either an index into
-    that list (an ``int``) or a ``Move`` of it. ``game.actions`` records the ``Move`` values (so a replay does
-    not depend on list order). With ``tribute_decisions=True`` the tribute card (which of the equally highest
+    Like every cardrl engine, :meth:`GuanDanGame.legal_moves` returns sorted integer action ids and
+    :meth:`GuanDanGame.step` takes one: ``108 + i`` is move ``i`` of the current level's table, ``0..53`` and
+    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan_table`). The engine generates legal
+    moves by value (:class:`~cardrl.games.guandan_moves.Move`): :meth:`GuanDanGame.legal_move_values` gives them in
+    the order of the ids, :meth:`move_of` / :meth:`id_of` convert, and ``step`` also takes a legal ``Move``.
+    ``game.actions`` records the ids. With ``tribute_decisions=True`` the tribute card (which of the equally highest
     cards) and the returned card are decisions too: moves of category ``TRIBUTE`` / ``RETURN`` in phases
     ``"tribute"`` / ``"return"``; otherwise they are made by DanZero+'s heuristics (:func:`default_tribute`,
     :func:`default_return`) as the deal starts.
@@ -29,7 +31,7 @@ Rewards (DanZero): per deal, +3 / +2 / +1 to each seat of the first finisher's t
 has won it (DanZero+). ``deal_rewards`` holds one (4,) array per finished deal; :meth:`payoffs` is their sum.
 
 Tribute (from the second deal): the last finisher gives the first finisher their highest card (the heart wild
-excluded; jokers are highest), even when the last finisher is the first finisher's partner (a 1-4 finish; RULES.md
+excluded; jokers are highest), even when the last finisher is the first finisher's partner (a 1-4 finish; docs/rules.md
 read literally, as in the DanZero authors' public engine); on a 1st+2nd finish both losers pay, the larger card to the first finisher and
 the smaller to the second (equal cards: the payer after the first finisher in seat order pays the first
 finisher). No tribute if the paying side holds both red jokers. Each receiver returns a card of rank <= 10 to
@@ -40,14 +42,14 @@ finisher on a refusal. The first deal's leader is drawn from the seed.
 
 from __future__ import annotations
 
-from typing import Iterable
-
 import numpy as np
 
-from cardrl.games.common import GameOverError, IllegalMoveError, check_seed
+from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
 from cardrl.games.guandan_moves import (
-    BLACK_JOKER, HEARTS, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name, cards_to_string,
+    BLACK_JOKER, DECK, HEARTS, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name, cards_to_string,
     check_level, legal_moves, move_to_string, power)
+from cardrl.games.guandan_table import (
+    NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, decision_move, level_table)
 
 NUM_PLAYERS = 4
 LEVEL_A = 12
@@ -150,19 +152,28 @@ def deal_cards(seed: int, deal_index: int) -> tuple[np.ndarray, int]:
     return hands, int(rng.integers(NUM_PLAYERS))
 
 
-class GuanDanGame:
+class GuanDanGame(Engine):
     """A GuanDan match (or one deal with ``match=False``); see the module docstring for rules and actions.
 
-    ``reset(seed)`` deals; ``legal_moves()`` (a list of :class:`Move`), ``step(index_or_move)``,
+    ``reset(seed)`` deals; ``legal_moves()`` (action ids), ``step(id_or_move)``,
     ``current_player``, ``is_over`` and ``payoffs()`` play it; ``view(seat)`` / ``oracle_view()`` expose what a
     player (or an oracle) sees; ``copy()`` is cheap and ``replay(seed, actions)`` rebuilds a state exactly.
     """
 
     name = "guandan"
+    num_players = NUM_PLAYERS
+    rewards = REWARDS
+    deck = DECK
 
     def __init__(self, match: bool = True, level: int = 0, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
                  max_deals: int | None = None):
+        for name, value in (("match", match), ("match_bonus", match_bonus),
+                            ("tribute_decisions", tribute_decisions), ("return_level_card", return_level_card)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+        if max_deals is not None and isinstance(max_deals, bool):
+            raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
         self.match = bool(match)
         self.start_level = check_level(level)
         if a_level_attempts is not None and (not isinstance(a_level_attempts, int) or a_level_attempts < 1):
@@ -176,13 +187,12 @@ class GuanDanGame:
         self.max_deals = max_deals
         self.phase: str | None = None
         self.seed: int | None = None
-        self._legal: list[Move] | None = None
-        self._legal_set_cache: tuple | None = None
+        self._legal: tuple[np.ndarray, list[Move]] | None = None  # (sorted ids, their Move values)
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "GuanDanGame":
         self.seed = check_seed(seed)
-        self.actions: list[Move] = []
+        self.actions: list[int] = []
         self.team_levels = [self.start_level if not self.match else 0] * 2
         self.level_team: int | None = None  # whose level this deal is played at (None: the first deal)
         self.a_failures = [0, 0]
@@ -309,69 +319,119 @@ class GuanDanGame:
 
     # ---- queries -----------------------------------------------------------------------------
     @property
-    def is_over(self) -> bool:
-        return self.phase == "over"
+    def num_actions(self) -> int:
+        return NUM_ACTIONS
 
-    def _require_deal(self) -> None:
-        if self.phase is None:
-            raise RuntimeError("no deal yet: call reset(seed) first")
+    def legal_moves(self) -> np.ndarray:
+        """Sorted action ids of the legal actions of the player to move (``108 + i``: move ``i`` of the level's
+        table, pass included when following; tribute / return phases: ``kind`` / ``54 + kind``)."""
+        return self._legal_pair()[0].copy()
 
-    def legal_moves(self) -> list[Move]:
-        """The legal actions of the player to move, as a list of :class:`Move` (pass first when following).
+    def legal_move_values(self) -> list[Move]:
+        """The legal actions as :class:`Move` values, in the order of :meth:`legal_moves`.
 
         Phases ``tribute``/``return``: one ``Move(TRIBUTE | RETURN, rank, (kind,))`` per allowed card.
         """
+        return list(self._legal_pair()[1])
+
+    def _legal_pair(self) -> tuple[np.ndarray, list[Move]]:
         self._require_deal()
         if self._legal is None:
-            self._legal = self._compute_legal()
-        return list(self._legal)
+            moves = self._compute_legal()
+            ids = self._ids_of_values(moves)
+            order = np.argsort(ids, kind="stable")
+            self._legal = (ids[order], [moves[i] for i in order])
+            self._legal[0].setflags(write=False)
+        return self._legal
 
     def _compute_legal(self) -> list[Move]:
         seat = self.current_player
         if self.phase == "play":
             return legal_moves(self.hands[seat], self.last_move, self.level)
         if self.phase == "tribute":
-            return [Move(TRIBUTE, k // 4 if k < 52 else k - 38, (k,))
-                    for k in tribute_candidates(self.hands[seat], self.level)]
+            return [decision_move(TRIBUTE_BASE + k) for k in tribute_candidates(self.hands[seat], self.level)]
         if self.phase == "return":
-            return [Move(RETURN, k // 4 if k < 52 else k - 38, (k,))
+            return [decision_move(RETURN_BASE + k)
                     for k in return_candidates(self.hands[seat], self.level, self.return_level_card)]
         return []
 
+    def _ids_of_values(self, moves: list[Move]) -> np.ndarray:
+        if not moves:
+            return np.zeros(0, dtype=np.int64)
+        if moves[0].category in (TRIBUTE, RETURN):
+            base = TRIBUTE_BASE if moves[0].category == TRIBUTE else RETURN_BASE
+            return np.array([base + m.cards[0] for m in moves], dtype=np.int64)
+        return NUM_SPECIAL + level_table(self.level).ids_of(moves)
+
+    def move_of(self, action: int) -> Move:
+        """The :class:`Move` an action id stands for at the current level (ValueError when it stands for none)."""
+        action = check_action_type(action)
+        if not 0 <= action < NUM_ACTIONS:
+            raise ValueError(f"action ids are 0..{NUM_ACTIONS - 1}, got {action}")
+        if action < NUM_SPECIAL:
+            return decision_move(action)
+        return level_table(self.level).move_of(action - NUM_SPECIAL)
+
+    def id_of(self, move: Move) -> int:
+        """The action id of a :class:`Move` at the current level (ValueError when it is no move of the level)."""
+        return int(self._ids_of_values([move])[0])
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` int8 card counts of action ids at the current level (a tribute / return id: its card)."""
+        return _move_cards(self.level, ids)
+
+    def move_string(self, action: int) -> str:
+        return move_to_string(self.move_of(action))
+
+    def cards_held(self) -> np.ndarray:
+        return self.hands.astype(np.int64)
+
+    def cards_played(self) -> np.ndarray:
+        return self.played.astype(np.int64)
+
     def is_legal(self, action) -> bool:
-        """Whether ``action`` (an index into ``legal_moves()`` or a ``Move``) is legal now."""
+        """Whether ``action`` (an action id or a ``Move``) is legal now."""
         try:
             self._resolve(action)
         except IllegalMoveError:
             return False
         return True
 
-    def _resolve(self, action) -> Move:
-        legal = self.legal_moves()
+    def _resolve(self, action) -> tuple[int, Move]:
+        """(id, Move) of a legal action given as an id or a ``Move``; IllegalMoveError saying why otherwise."""
+        ids, moves = self._legal_pair()
         if isinstance(action, Move):
-            if action in self._legal_set():
-                return action
-            raise IllegalMoveError(self._illegal_reason(action))
+            try:
+                return int(ids[moves.index(action)]), action
+            except ValueError:
+                raise IllegalMoveError(self._illegal_reason(action)) from None
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"an action must be an int index into legal_moves() or a Move, got "
+            raise TypeError(f"an action must be an int action id (or a GuanDan Move), got "
                             f"{type(action).__name__} {action!r}")
-        if not 0 <= int(action) < len(legal):
-            raise IllegalMoveError(f"action index {int(action)} is out of range: seat {self.current_player} has "
-                                   f"{len(legal)} legal moves (indices 0..{len(legal) - 1})")
-        return legal[int(action)]
-
-    def _legal_set(self) -> set[Move]:
-        self.legal_moves()  # computes self._legal if needed
-        cached = self._legal_set_cache
-        if cached is None or cached[0] is not self._legal:
-            cached = self._legal_set_cache = (self._legal, set(self._legal))
-        return cached[1]
+        action = int(action)
+        pos = int(np.searchsorted(ids, action))
+        if pos < len(ids) and ids[pos] == action:
+            return action, moves[pos]
+        if not 0 <= action < NUM_ACTIONS:
+            raise IllegalMoveError(f"action {action} is out of range: ids are 0..{NUM_ACTIONS - 1}")
+        try:
+            move = self.move_of(action)
+        except ValueError:
+            size = len(level_table(self.level))
+            raise IllegalMoveError(f"action {action} is no move at level {'23456789TJQKA'[self.level]} (its table "
+                                   f"has ids {NUM_SPECIAL}..{NUM_SPECIAL + size - 1})") from None
+        reason = self._illegal_reason(move)
+        legal = ", ".join(str(i) for i in ids) if self.phase in ("tribute", "return") else None
+        raise IllegalMoveError(f"action {action} ({move_to_string(move)}): {reason}"
+                               + (f"; legal ids: {legal}" if legal else ""))
 
     def _illegal_reason(self, move: Move) -> str:
         who = f"seat {self.current_player}"
         if self.phase in ("tribute", "return"):
-            allowed = ", ".join(card_name(m.cards[0]) for m in self.legal_moves())
+            allowed = ", ".join(card_name(m.cards[0]) for m in self.legal_move_values())
             return f"{who} must choose a {self.phase} card; {move_to_string(move)} is not one of: {allowed}"
+        if move.category in (TRIBUTE, RETURN):
+            return f"{who} is playing cards, not choosing a tribute or return card"
         if move.is_pass:
             return f"{who} leads and may not pass"
         hand = self.hands[self.current_player]
@@ -386,12 +446,10 @@ class GuanDanGame:
 
     # ---- transitions -------------------------------------------------------------------------
     def step(self, action) -> "GuanDanGame":
-        """Apply a legal action (index into ``legal_moves()`` or a ``Move``); raises and changes nothing if not."""
-        self._require_deal()
-        if self.phase == "over":
-            raise GameOverError("the game is over; call reset(seed) to deal again")
-        move = self._resolve(action)
-        self.actions.append(move)
+        """Apply a legal action (an action id, or a legal ``Move``); raises and changes nothing if not."""
+        self._require_running()
+        action_id, move = self._resolve(action)
+        self.actions.append(action_id)
         self._legal = None
         if self.phase in ("tribute", "return"):
             self._apply_tribute_choice(move.cards[0])
@@ -481,10 +539,20 @@ class GuanDanGame:
         self._start_deal()
 
     # ---- results -----------------------------------------------------------------------------
-    def payoffs(self, reward: str = "danzero") -> np.ndarray:
+    def match_winner_seats(self) -> tuple[int, ...]:
+        """The seats of the team that won the match (empty while it runs or when ``max_deals`` cut it)."""
+        if self.match_winner is None:
+            return ()
+        return tuple(s for s in range(NUM_PLAYERS) if team_of(s) == self.match_winner)
+
+    @property
+    def deals_played(self) -> int:
+        """Deals finished so far in this game (the match, or the one deal)."""
+        return len(self.deal_results) if self.phase is not None else 0
+
+    def payoffs(self, reward: str | None = None) -> np.ndarray:
         """Per seat, the sum of the finished deals' rewards (see the module docstring); zeros before any."""
-        if reward not in REWARDS:
-            raise ValueError(f"reward={reward!r} is unknown; allowed: {REWARDS}")
+        self._check_reward(reward)
         if not self.deal_rewards:
             return np.zeros(NUM_PLAYERS)
         return np.sum(self.deal_rewards, axis=0)
@@ -492,15 +560,13 @@ class GuanDanGame:
     # ---- views -------------------------------------------------------------------------------
     def view(self, seat: int) -> "GuanDanView":
         """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        if seat not in range(NUM_PLAYERS):
-            raise ValueError(f"seat must be 0..3, got {seat!r}")
-        return GuanDanView(self, seat, oracle=False)
+        return GuanDanView(self, self._check_seat(seat), oracle=False)
 
     def oracle_view(self, seat: int | None = None) -> "GuanDanView":
         """Everything, every hand included."""
-        return GuanDanView(self, self.current_player if seat is None else seat, oracle=True)
+        return GuanDanView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
 
-    # ---- copy and replay ---------------------------------------------------------------------
+    # ---- copy --------------------------------------------------------------------------------
     def copy(self) -> "GuanDanGame":
         new = object.__new__(GuanDanGame)
         new.__dict__.update(self.__dict__)
@@ -511,16 +577,7 @@ class GuanDanGame:
         for name in ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels",
                      "a_failures", "deal_rewards", "deal_results"):
             setattr(new, name, list(getattr(self, name)))
-        new._legal_set_cache = None
         return new
-
-    @classmethod
-    def replay(cls, seed: int, actions: Iterable, **options) -> "GuanDanGame":
-        """The state after ``reset(seed)`` and ``actions`` (``Move`` values as in ``game.actions``, or indices)."""
-        game = cls(**options).reset(seed)
-        for action in actions:
-            game.step(action)
-        return game
 
     def render(self) -> str:
         """A readable text picture: levels, hands, the trick to beat, recent moves."""
@@ -543,15 +600,38 @@ class GuanDanGame:
         return "\n".join(lines)
 
 
-class GuanDanView:
-    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand)."""
+def _move_cards(level: int, ids) -> np.ndarray:
+    """``(n, 54)`` int8 card counts of action ids at ``level`` (tribute / return ids: their one card)."""
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(ids), NUM_KINDS), dtype=np.int8)
+    if ids.size and (ids.min() < 0 or ids.max() >= NUM_ACTIONS):
+        raise ValueError(f"action ids are 0..{NUM_ACTIONS - 1}; got min {ids.min()} max {ids.max()}")
+    special = ids < NUM_SPECIAL
+    out[np.flatnonzero(special), ids[special] % NUM_KINDS] = 1
+    if not special.all():
+        table = level_table(level)
+        rest = ids[~special] - NUM_SPECIAL
+        if rest.max() >= len(table):
+            raise ValueError(f"action ids at level {'23456789TJQKA'[level]} are below "
+                             f"{NUM_SPECIAL + len(table)}; got {int(rest.max()) + NUM_SPECIAL}")
+        out[~special] = table.counts_of(rest)
+    return out
 
-    __slots__ = ("seat", "team", "hand", "unseen", "played", "cards_left", "history", "last_move", "last_mover",
-                 "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase", "hands",
-                 "deal_index")
+
+class GuanDanView:
+    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand).
+
+    ``legal`` holds the legal action ids when ``seat`` is to move (else an empty array) and ``legal_values`` their
+    ``Move`` values; :meth:`moves_of` and :meth:`move_cards` decode action ids at the view's level.
+    """
+
+    __slots__ = ("seat", "role", "team", "hand", "unseen", "played", "cards_left", "history", "last_move",
+                 "last_mover", "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase",
+                 "hands", "deal_index", "legal", "legal_values")
 
     def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
         self.seat = seat
+        self.role = f"player_{seat}"
         self.team = team_of(seat)
         self.phase = game.phase
         self.hand = game.hands[seat].copy()
@@ -569,3 +649,25 @@ class GuanDanView:
         self.tributes = tuple(game.tributes)
         self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
         self.hands = game.hands.copy() if oracle else None
+        if seat == game.current_player and not game.is_over:
+            self.legal, values = game._legal_pair()
+            self.legal_values = tuple(values)
+        else:
+            self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
+
+    def moves_of(self, ids) -> list[Move]:
+        """The ``Move`` values of action ids at the view's level (the legal ones straight from ``legal_values``)."""
+        out = []
+        for action in np.asarray(ids, dtype=np.int64).tolist():
+            pos = int(np.searchsorted(self.legal, action))
+            if pos < len(self.legal) and self.legal[pos] == action:
+                out.append(self.legal_values[pos])
+            elif action < NUM_SPECIAL:
+                out.append(decision_move(action))
+            else:
+                out.append(level_table(self.level).move_of(action - NUM_SPECIAL))
+        return out
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` int8 card counts of action ids at the view's level."""
+        return _move_cards(self.level, ids)

@@ -1,6 +1,6 @@
 """GuanDan moves: card kinds, the move value, per-hand legal-move generation with wild cards, and ``beats``.
 
-Rules: RULES.md "GuanDan" and its pitfalls list; Lu et al. 2023 (DanZero, Sec. III) and Zhao et al. 2024
+Rules: docs/rules.md "GuanDan" and its pitfalls list; Lu et al. 2023 (DanZero, Sec. III) and Zhao et al. 2024
 (DanZero+, Sec. III and appendix) for the game description.
 
 Cards
@@ -72,7 +72,7 @@ DECK.setflags(write=False)
 
 
 class Category(IntEnum):
-    """Move categories (RULES.md "GuanDan"; DanZero's card types)."""
+    """Move categories (docs/rules.md "GuanDan"; DanZero's card types)."""
 
     PASS = 0
     SINGLE = 1

@@ -10,7 +10,7 @@ compiled scan (numba) over the table's arrays:
 1. a bit test of the (few hundred) group main parts against the hand, then
 2. a bit test of the members of the feasible groups only,
 
-about 2-3 us for a 20-card lead, instead of a Python search over card combinations (DESIGN.md, layer 2).
+about 2-3 us for a 20-card lead, instead of a Python search over card combinations (docs/architecture.md, layer 2).
 """
 
 from __future__ import annotations
@@ -69,6 +69,13 @@ class MoveTable:
             out[n] = self.pass_id
             n += 1
         return out[:n].copy()  # a copy, so a kept result does not pin the full-size scratch array
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros); ValueError for an id outside the table."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        if ids.size and (ids.min() < 0 or ids.max() >= len(self.strings)):
+            raise ValueError(f"move ids must be in 0..{len(self.strings) - 1}; got min {ids.min()} max {ids.max()}")
+        return self.cards[ids]
 
     def beats(self, move: int, last_move: int | None) -> bool:
         """Whether ``move`` may be played on ``last_move`` (``None``: leading), ignoring the hand."""

@@ -2,7 +2,7 @@
 
 Luo & Tan define K, the fewest moves that empty a hand, for DouDiZhu and Big2 (section 4.1); GuanDan adds two decks,
 wild cards (the hearts of the level rank stand for any non-joker card), tubes, plates, straight flushes and bombs of
-4 to 10 cards (RULES.md "GuanDan"). The histogram table of :mod:`cardrl.search.mcs` does not carry over: which rank a
+4 to 10 cards (docs/rules.md "GuanDan"). The histogram table of :mod:`cardrl.search.mcs` does not carry over: which rank a
 wild joins is itself a choice. The search here is exact by a different argument:
 
 * K depends only on the natural cards per rank, the number of wilds and the jokers. Suits do not matter: a
@@ -24,14 +24,17 @@ engine's own lead moves on thousands of small hands with 0, 1 and 2 wilds.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 from numba import njit
 
 from cardrl.games.guandan_moves import BLACK_JOKER, HEARTS, NUM_KINDS, NUM_RANKS, RED_JOKER, check_level
+from cardrl.games.guandan_table import NUM_SPECIAL
 from cardrl.search.mcs import MemoisedSearch
 
 WILD_FIELD, BLACK_FIELD, RED_FIELD = 13, 14, 15
-# Sequences (RULES.md): (length, cards per place, number of starts) on the ace-low line A 2 3 .. K A, where place 0
+# Sequences (docs/rules.md): (length, cards per place, number of starts) on the ace-low line A 2 3 .. K A, where place 0
 # is the low ace and place p >= 1 is rank p - 1. Straights A2345..TJQKA, tubes AA2233..QQKKAA, plates AAA222..KKKAAA.
 _SEQUENCES = np.array([(5, 1, 10), (3, 2, 12), (2, 3, 13)], dtype=np.int64)
 
@@ -200,6 +203,70 @@ class GuanDanMinCombinationSearch(MemoisedSearch):
     def k_after_packed(self, hand_key: int, move_keys: np.ndarray) -> np.ndarray:
         """:meth:`k_after` on packed keys (:func:`pack_counts`), without checks: the hot path of pruning."""
         return _k_after(np.int64(hand_key), np.asarray(move_keys, dtype=np.int64), self._memo_for_call())
+
+
+    # ---- the uniform interface of the games' searches (pruning, mcs-greedy, min_combinations) -----------------
+    def k_of_hand(self, hand, level: int | None = None) -> int:
+        """K of a 54-count hand or a card string such as ``"3d 4d 5c 6s 2h"`` at ``level`` (0..12 for 2..A)."""
+        from cardrl.games.guandan_moves import hand_from_string
+
+        if level is None:
+            raise ValueError("GuanDan needs the level (0..12 for 2..A) to know the wild card")
+        return self.k(hand_from_string(hand) if isinstance(hand, str) else np.asarray(hand), level)
+
+    def k_after_state(self, state, move_ids) -> np.ndarray:
+        """K of the hand of the player to move in a GuanDan ``state`` after each action id (tribute and return
+        ids: after giving that card)."""
+        level, hand = state.level, state.hands[state.current_player]
+        ids = np.asarray(move_ids, dtype=np.int64)
+        if ids.size and ids.min() >= NUM_SPECIAL:
+            keys = _packed_level_table(level)[ids - NUM_SPECIAL]
+        else:
+            keys = pack_counts(state.move_cards(ids).astype(np.int64), level)
+        return self.k_after_packed(int(pack_counts(hand, level)), keys)
+
+    def k_after_view(self, view, move_ids) -> np.ndarray:
+        """K of a player's hand (``view``) after each action id."""
+        counts = view.move_cards(move_ids).astype(np.int64)
+        return self.k_after_packed(int(pack_counts(view.hand, view.level)), pack_counts(counts, view.level))
+
+    def greedy_keys(self, view, move_ids) -> tuple[np.ndarray, ...]:
+        """Tie-break keys of the mcs-greedy agent among moves of equal K, most important first. Card plays: a
+        non-bomb before a bomb, then pass, then the lowest power, then the most cards; tribute and return cards:
+        the lowest power, then the lowest kind."""
+        from cardrl.games.guandan_moves import BLACK_JOKER, RED_JOKER, Category, power
+
+        moves = view.moves_of(move_ids)
+        level = view.level
+        if moves and moves[0].category in (Category.TRIBUTE, Category.RETURN):
+            kinds = np.array([m.cards[0] for m in moves], dtype=np.int64)
+            powers = np.array([14 if k == BLACK_JOKER else 15 if k == RED_JOKER else power(k // 4, level)
+                               for k in kinds], dtype=np.int64)
+            return (powers, kinds)
+        bombs = np.array([m.is_bomb for m in moves], dtype=np.int64)
+        powers = np.array([-1 if m.is_pass else (power(m.rank, level) if m.rank <= 12 else m.rank) for m in moves],
+                          dtype=np.int64)
+        sizes = np.array([-len(m.cards) for m in moves], dtype=np.int64)
+        return (bombs, powers, sizes)
+
+
+@lru_cache(maxsize=None)
+def guandan_search() -> GuanDanMinCombinationSearch:
+    """The shared, memoising GuanDan search (K does not depend on the level: one cache serves all levels)."""
+    return GuanDanMinCombinationSearch()
+
+
+def search_for_engine(engine) -> GuanDanMinCombinationSearch:
+    """The registry's search factory for GuanDan: the shared search (one for every level and option)."""
+    return guandan_search()
+
+
+@lru_cache(maxsize=13)
+def _packed_level_table(level: int) -> np.ndarray:
+    from cardrl.games.guandan_table import level_table
+
+    table = level_table(level)
+    return pack_counts(table.counts_of(np.arange(len(table))), level)
 
 
 def _check_hand(counts) -> np.ndarray:

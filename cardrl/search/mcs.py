@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, types
@@ -50,27 +51,16 @@ class FixedMove:
     jokers: int = 0
 
 
-def _moves(*specs) -> tuple[FixedMove, ...]:
-    return tuple(FixedMove(tuple(p), j) for p, j in specs)
+class MCSRules(NamedTuple):
+    """What the search needs to know of a game's move set (its engine's ``min_combination_rules()``): the fixed
+    moves as ``((parts), jokers)`` pairs (:class:`FixedMove`), the move-table categories searched as variable
+    moves, whether hands are thermometer-coded per rank (suits irrelevant, DouDiZhu) and whether the deck has
+    jokers."""
 
-
-# DouDiZhu's fixed moves per kicker rule (RULES.md; Luo & Tan Table 12). A joker can stand alone, be a trio's or a
-# bomb's solo kicker; the two together are the rocket. "douzero": bomb kickers may share a rank (4444+55), never be
-# both jokers; "distinct": kicker ranks distinct, both jokers allowed.
-_DDZ_COMMON = (((1,), 0), ((), 1), ((2,), 0), ((3,), 0), ((3, 1), 0), ((3,), 1), ((3, 2), 0), ((4,), 0),
-               ((4, 1, 1), 0), ((4, 1), 1), ((4, 2, 2), 0), ((), 2))
-FIXED_MOVES = {
-    ("doudizhu", "douzero"): _moves(*_DDZ_COMMON, ((4, 2), 0)),
-    ("doudizhu", "distinct"): _moves(*_DDZ_COMMON, ((4,), 2)),
-    # Big2 (Table 13): solo, pair, triple, full house, quads (four + any fifth card). A bare four is not a move.
-    ("big2", None): _moves(((1,), 0), ((2,), 0), ((3,), 0), ((3, 2), 0), ((4, 1), 0)),
-}
-
-# The move-table categories searched as variable moves, per game (by category value of the game's Category).
-VARIABLE_CATEGORIES = {
-    "doudizhu": ("CHAIN", "PAIR_CHAIN", "PLANE", "PLANE_SOLOS", "PLANE_PAIRS"),
-    "big2": ("STRAIGHT", "FLUSH", "STRAIGHT_FLUSH"),
-}
+    fixed_moves: tuple[tuple[tuple[int, ...], int], ...]
+    variable_categories: tuple[int, ...]
+    thermometer: bool
+    jokers: bool
 
 
 def _successors(hist: tuple[int, ...], jokers: int, move: FixedMove):
@@ -100,13 +90,14 @@ def _successors(hist: tuple[int, ...], jokers: int, move: FixedMove):
 
 
 @lru_cache(maxsize=None)
-def fixed_table(game: str, kickers: str | None = None) -> np.ndarray:
+def fixed_table(rules: MCSRules) -> np.ndarray:
     """``F[h1, h2, h3, h4, jokers]``: the fewest fixed moves that empty a hand with that rank histogram.
 
     Luo & Tan's ``Fixed[a][b][y][z]`` (Algorithms 2 and 5, ``Calculate_Fixed``), computed exactly by dynamic
-    programming over the game's fixed moves (:data:`FIXED_MOVES`); entries of hands larger than 20 cards are 127.
+    programming over the game's fixed moves (``rules.fixed_moves``); entries of hands larger than 20 cards are 127.
     """
-    moves = FIXED_MOVES[(game, kickers if game == "doudizhu" else None)]
+    rules = MCSRules(*rules)
+    moves = tuple(FixedMove(tuple(parts), jokers) for parts, jokers in rules.fixed_moves)
     table = np.full(_DIMS, _UNSOLVED, dtype=np.int8)
     memo: dict[tuple, int] = {}
 
@@ -131,7 +122,7 @@ def fixed_table(game: str, kickers: str | None = None) -> np.ndarray:
                     for j in range(_DIMS[4]):
                         if h1 + h2 + h3 + h4 > 13 or h1 + 2 * h2 + 3 * h3 + 4 * h4 + j > MAX_HAND:
                             continue
-                        if game == "big2" and j:
+                        if j and not rules.jokers:
                             continue
                         table[h1, h2, h3, h4, j] = solve((0, h1, h2, h3, h4), j)
     table.setflags(write=False)
@@ -227,27 +218,27 @@ class MemoisedSearch:
 class MinCombinationSearch(MemoisedSearch):
     """K of hands of one game variant (Luo & Tan 2024, eq. 1; Algorithm 5 for DouDiZhu, Algorithm 2 for Big2).
 
+    ``table`` is the game's move table and ``rules`` its :class:`MCSRules` (``engine.min_combination_rules()``).
     Build one per move table and reuse it: solved sub-hands are memoised (up to ``max_cache`` entries, then the
     cache starts over). ``k(hand_bits)`` is K of a hand; ``k_after(hand_bits, move_ids)`` is K after each move
     (pass: the hand unchanged), the quantity ODMC's pruning rule (eq. 2) compares.
     """
 
-    def __init__(self, game: str, table: MoveTable, kickers: str | None = None, max_cache: int = 2_000_000):
-        if game not in VARIABLE_CATEGORIES:
-            raise ValueError(f"no minimum combination search for game {game!r}; known: {sorted(VARIABLE_CATEGORIES)}")
-        self.game = game
+    def __init__(self, table: MoveTable, rules: MCSRules | tuple, max_cache: int = 2_000_000):
         self.table = table
-        self.thermometer = game == "doudizhu"
-        self.fixed = fixed_table(game, kickers)
+        self.rules = MCSRules(*rules)
+        self.thermometer = bool(self.rules.thermometer)
+        self.fixed = fixed_table(self.rules)
         self.max_cache = int(max_cache)
-        category_enum = _category_enum(game)
-        variable = np.array([int(category_enum[name]) for name in VARIABLE_CATEGORIES[game]])
+        variable = np.array(self.rules.variable_categories, dtype=np.int64)
         starts = table.group_start
         is_var = np.isin(table.category[starts], variable)
         self._group_bits = table.group_bits[is_var].view(np.int64)
         self._group_start = table.group_start[is_var]
         self._group_end = table.group_end[is_var]
         self._move_bits = table.bits.view(np.int64)
+        self._size = table.cards.sum(axis=1).astype(np.int64)
+        self._rank = table.rank.astype(np.int64)
         self.clear_cache()
 
     def _args(self):
@@ -269,10 +260,51 @@ class MinCombinationSearch(MemoisedSearch):
         self._arg_tuple = (self.thermometer, self._group_bits, self._group_start, self._group_end, self._move_bits,
                            self.fixed, _NIBBLE_COUNT, self._memo)
 
+    # ---- the uniform interface of the games' searches (pruning, mcs-greedy, min_combinations) -----------------
+    def k_of_hand(self, hand, level: int | None = None) -> int:
+        """K of a hand given as a card bit set (int), a 54-dim card vector, or (thermometer games) rank counts
+        ``(15,)`` or a rank string such as ``"33344456"``."""
+        from cardrl.cards import rank_counts_to_bits, string_to_rank_counts, vector_to_bits
 
-def _category_enum(game: str):
-    if game == "doudizhu":
-        from cardrl.games.doudizhu_moves import Category
-    else:
-        from cardrl.games.big2_moves import Category
-    return Category
+        if level is not None:
+            raise ValueError("level is a GuanDan argument; this game's hands have no level")
+        if isinstance(hand, str):
+            if not self.thermometer:
+                raise ValueError("hand strings are DouDiZhu rank strings; give this game's hands as a bit set or a "
+                                 "54-dim card vector")
+            counts = string_to_rank_counts(hand)
+            if (counts[:13] > 4).any() or (counts[13:] > 1).any():
+                raise ValueError(f"hand {hand!r} holds more cards of a rank than the deck has")
+            return self.k(rank_counts_to_bits(counts))
+        if isinstance(hand, (int, np.integer)):
+            return self.k(int(hand))
+        arr = np.asarray(hand)
+        if arr.shape == (15,) and self.thermometer:
+            return self.k(rank_counts_to_bits(arr))
+        if arr.shape == (54,):
+            return self.k(vector_to_bits(arr))
+        raise ValueError(f"hand must be a bit set, rank counts (15,) or a 54-dim card vector, got shape {arr.shape}")
+
+    def k_after_state(self, state, move_ids) -> np.ndarray:
+        """K of the hand of the player to move in an engine ``state`` after each of ``move_ids``."""
+        return self.k_after(state.hand_bits(state.current_player), move_ids)
+
+    def k_after_view(self, view, move_ids) -> np.ndarray:
+        """K of the hand of a player's ``view`` after each of ``move_ids``."""
+        return self.k_after(view.hand_bits, move_ids)
+
+    def greedy_keys(self, view, move_ids) -> tuple[np.ndarray, ...]:
+        """Tie-break keys of the mcs-greedy agent among moves of equal K, most important first: the lowest main
+        rank (pass below every rank), then the most cards."""
+        ids = np.asarray(move_ids, dtype=np.int64)
+        return (self._rank[ids], -self._size[ids])
+
+
+@lru_cache(maxsize=None)
+def _search(table: MoveTable, rules: MCSRules) -> MinCombinationSearch:
+    return MinCombinationSearch(table, rules)
+
+
+def search_for_table_game(engine) -> MinCombinationSearch:
+    """The shared, memoising search of a move-table engine's move set (one per table and rules)."""
+    return _search(engine.table, MCSRules(*engine.min_combination_rules()))

@@ -1,4 +1,4 @@
-"""Test helper: an independent Big2 classifier written from RULES.md "Big2" and Luo & Tan's Table 13.
+"""Test helper: an independent Big2 classifier written from docs/rules.md "Big2" and Luo & Tan's Table 13.
 
 It reads a set of cards (card ids ``4 * rank + suit``) from first principles: nothing here comes from
 ``cardrl.games.big2_moves`` (no sequence list, no order key, no table), so that the move table and the
@@ -15,7 +15,7 @@ SUITS = "dchs"  # diamonds < clubs < hearts < spades
 # The 10 straights: 5-card windows of the poker line with the ace at both ends; no window passes K-A-2.
 _LINE = "A23456789TJQKA"
 WINDOWS = [_LINE[i:i + 5] for i in range(10)]  # "A2345", "23456", ..., "TJQKA"
-# Straight orders as written in RULES.md / the big2_moves docstring, lowest first.
+# Straight orders as written in docs/rules.md / the big2_moves docstring, lowest first.
 STRAIGHT_ORDER = {
     "bigzero": ["34567", "45678", "56789", "6789T", "789TJ", "89TJQ", "9TJQK", "TJQKA", "23456", "A2345"],
     "low": ["A2345", "23456", "34567", "45678", "56789", "6789T", "789TJ", "89TJQ", "9TJQK", "TJQKA"],

@@ -148,19 +148,24 @@ def test_pruning_keeps_the_winning_move_and_never_empties(slack):
     assert prunes > 0
 
 
-def test_pruning_ids_and_move_values_agree_and_tribute_is_never_pruned():
+def test_pruning_ids_agree_with_k_of_the_move_values_and_tribute_is_never_pruned():
+    """The kept ids are exactly the moves whose K (computed from the engine's Move values, not the id tables) is
+    within K_min + 1; tribute and return decisions are never pruned."""
     checked = tributes = 0
+    search = GuanDanMinCombinationSearch()
     for game, legal in _play_positions(1, max_deals=2, tribute_decisions=True):
-        values = game.legal_moves()
+        values = game.legal_move_values()
         kept_ids = prune_moves(game, legal, slack=1.0)
-        kept_values = prune_moves(game, values, slack=1.0)
         if legal.min() < NUM_SPECIAL:
-            assert kept_ids.tolist() == legal.tolist() and kept_values == values
+            assert kept_ids.tolist() == legal.tolist()
             assert all(m.category in (Category.TRIBUTE, Category.RETURN) for m in values)
             tributes += len(legal) > 1
             continue
+        after = search.k_after(game.hands[game.current_player], game.level, np.stack([m.counts() for m in values]))
+        expected = [int(a) for a, k in zip(legal, after) if k <= after.min() + 1.0]
+        assert kept_ids.tolist() == expected
         table = level_table(game.level)
-        assert [table.move_of(int(a) - NUM_SPECIAL) for a in kept_ids] == kept_values
+        assert [table.move_of(int(a) - NUM_SPECIAL) for a in legal] == values
         checked += 1
     assert checked > 100 and tributes > 0
 
@@ -179,23 +184,22 @@ def test_mcs_greedy_plays_the_least_k_move_and_beats_random():
     over 60 matches x 2 (teams swapped, first deal only) it scores more DanZero points per deal than random."""
     import pickle
 
-    from cardrl.agents import RandomAgent
-    from cardrl.eval.guandan_matches import run_guandan_matches
-    from cardrl.search import MCSGreedyAgent
+    from cardrl.agents import MCSGreedyAgent, RandomAgent
+    from cardrl.eval.matches import run_matches
 
-    agent = pickle.loads(pickle.dumps(MCSGreedyAgent(game="guandan")))
+    agent = pickle.loads(pickle.dumps(MCSGreedyAgent.for_game("guandan")))
     search = GuanDanMinCombinationSearch()
     checked = 0
     for game, _ in _play_positions(2):
-        legal = game.legal_moves()
+        legal, values = game.legal_moves(), game.legal_move_values()
         view = game.view(game.current_player)
         move = agent.act(view, legal)
-        assert move in legal
+        assert isinstance(move, int) and move in legal
         if len(legal) > 1:
-            after = search.k_after(view.hand, view.level, np.stack([m.counts() for m in legal]))
-            assert after[legal.index(move)] == after.min()
+            after = search.k_after(view.hand, view.level, np.stack([m.counts() for m in values]))
+            assert after[legal.tolist().index(move)] == after.min()
             checked += 1
     assert checked > 50
-    result = run_guandan_matches(agent, RandomAgent(1), 60, seed=4, max_deals=1)
+    result = run_matches(agent, RandomAgent(1), 60, seed=4, game="guandan", max_deals=1)
     low, _ = result.points_per_deal_interval
     assert low > 0, result.points_per_deal_interval

@@ -12,7 +12,7 @@ from cardrl.eval import DealSet, generate_deals, load_deals, run_league, run_tou
 from cardrl.eval.agents import build_agent
 from cardrl.eval.protocols import protocol_for
 from cardrl.games.big2 import Big2Game
-from counting_agent import CountingAgent
+from helpers.counting_agent import CountingAgent
 
 
 # ---- protocol and deal files ----------------------------------------------------------------------------
@@ -47,7 +47,7 @@ def test_big2_rule_options_travel_with_the_deal_file(tmp_path):
     r = run_tournament("rule", "mcs-greedy", loaded, "big2")
     assert r.games == 24
     assert build_agent("rule", "big2", loaded.options).table.name == "big2[low]"
-    assert build_agent("mcs-greedy", "big2", loaded.options).table.name == "big2[low]"
+    assert build_agent("mcs-greedy", "big2", loaded.options).search.table.name == "big2[low]"
     # with the multipliers a loser holding 10+ cards pays double: scores are not all card counts
     game = protocol_for("big2").make_game(**protocol_for("big2").normalise_options(loaded.options))
     assert game.penalty(13) == 39 and game.penalty(9) == 9
@@ -72,7 +72,7 @@ def test_bad_big2_deal_files_options_and_specs_fail_before_any_game(tmp_path):
                              ({"penalty_multipliers": 3}, "penalty_multipliers=3")]:
         with pytest.raises(ValueError, match=message):
             generate_deals("big2", 2, **options)
-    with pytest.raises(ValueError, match="plays doudizhu only, not 'big2'"):
+    with pytest.raises(ValueError, match="one network per DouDiZhu role .* big2 has the agents"):
         run_tournament(counting, f"douzero:{tmp_path}", 2, "big2")
     with pytest.raises(ValueError, match="does not parse"):
         run_tournament(counting, "rule:3", 2, "big2")
@@ -145,7 +145,7 @@ def test_cli_eval_big2(tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", "big2", "--a", "rule", "--b", "random", "--deals", "4", "--kickers", "douzero"]) == 2
     err = capsys.readouterr().err
-    assert "unknown big2 rule option(s) ['kickers']" in err and "Traceback" not in err
+    assert "--kickers does not apply to big2" in err and "--straight-order" in err and "Traceback" not in err
     assert main(["eval", "big2", "--a", "rule", "--b", "random", "--deal-file", str(tmp_path / "none.npz")]) == 2
     assert "does not exist" in capsys.readouterr().err
 

@@ -1,29 +1,31 @@
-"""Training-speed benchmark for DouDiZhu: cardrl's DMC against DouZero's own trainer, in frames trained per second.
+"""``cardrl bench train GAME``: cardrl's DMC in frames trained per second, against DouZero's own trainer where the
+game has it (``"douzero"`` in the game's ``GameSpec.peers``: DouDiZhu).
 
 DMC is DouZero's Deep Monte-Carlo (Zha et al. 2021, "DouZero: Mastering DouDizhu with Self-Play Deep Reinforcement
-Learning", section 4; DESIGN.md "Measured anchors": DouZero's trainer does 400-480 frames/s on this machine). A
-*frame* is one (state, action) sample of one seat, labelled with its return; both trainers count a frame as trained
-when a learner update on it is done (DouZero: ``T * B = 100 * 32`` frames of one position per update; ours:
-``frames_per_update`` frames of one seat's module per update), so the two counters are in the same unit.
+Learning", section 4; DouZero's trainer did 400-480 frames/s on the 2-core development machine). A *frame* is one
+(state, action) sample of one seat, labelled with its return; both trainers count a frame as trained when a learner
+update on it is done (DouZero: ``T * B = 100 * 32`` frames of one position per update; ours: ``frames_per_update``
+frames of one module per update), so the two counters are in the same unit.
 
 Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (DouZero trains at 0 frames/s with default
 threads on 2 cores), so that no Ray state, torch threads or shared memory leak from one into the other:
 
-* ours: ``python -m cardrl.bench_train --_ours`` starts a fresh local Ray, builds
-  ``DMCConfig().game("doudizhu")`` with ``num_env_runners`` runners of 64 games, fragments of 800 frames and updates
-  of 3,200 frames, and calls ``algo.train()``;
-* DouZero: ``python -m cardrl.bench_train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
+* ours: ``python -m cardrl.bench.train --_ours GAME`` starts a fresh local Ray, builds ``DMCConfig().game(GAME)``
+  with ``num_env_runners`` runners of 64 games, fragments of 800 frames and updates of 3,200 frames, and calls
+  ``algo.train()``; ``--prune mcs`` measures ODMC (Luo & Tan 2024, eq. 2) in a second run of the same kind;
+* DouZero: ``python -m cardrl.bench.train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
   ``--actor_device_cpu --training_device cpu --disable_checkpoint`` and otherwise DouZero's defaults (batch 32,
   unroll 100, 4 learner threads per position); it trains forever, so the parent kills its process group once the
   timed window is over and reads its frame counter from the ``logs.csv`` its ``FileWriter`` appends after every
   update (time and frames), cross-checked against the ``After N frames: @ X fps`` lines it logs every 5 s.
 
 Setup is everything from the child's launch to the first finished update (imports, Ray, building the algorithm,
-spawning actors, filling the first batch); the timed window of ``seconds`` starts there (ours ends at the first
-``train()`` to return after it, DouZero's exactly then). Frames/s is measured from update times
-(:func:`update_rate`): summed over the three seats, each between its own first and last update in the window,
-because both trainers update in bursts (DouZero's counter, and so its own ``fps`` lines, jump by 3,200 frames per
-position update, and all three positions fill their batches at about the same time).
+spawning actors, filling the first batch): that first update is the warm-up, and the timed window of ``seconds``
+starts there (ours ends at the first ``train()`` to return after it, DouZero's exactly then). Frames/s is measured
+from update times (:func:`update_rate`): summed over the positions, each between its own first and last update in
+the window, because both trainers update in bursts (DouZero's counter, and so its own ``fps`` lines, jump by 3,200
+frames per position update, and all positions fill their batches at about the same time). The output starts with
+the machine description and ends with ``vs douzero: R.Rx frames/s`` when DouZero's trainer ran.
 """
 
 from __future__ import annotations
@@ -43,9 +45,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["bench_train_doudizhu", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
+from cardrl.bench.common import header_lines, load_average, machine_description, package_version
+from cardrl.games.registry import game_names, get_game
+
+__all__ = ["bench_train", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
            "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate",
-           "updates_total", "child_env", "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
+           "updates_total", "child_env", "add_train_arguments", "logged_in_window", "module_updates",
+           "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
 
 # DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
 # 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
@@ -160,7 +166,7 @@ def updates_total(updates: Iterable[tuple[float, str, int]]) -> int:
     return sum(f for _, _, f in updates)
 
 
-def _module_updates(result: dict, t: float, lifetimes: dict[str, float], frames_before: int,
+def module_updates(result: dict, t: float, lifetimes: dict[str, float], frames_before: int,
                     ) -> tuple[list[tuple[float, str, int]], dict[str, float]]:
     """The updates one ``algo.train()`` made, ``(t, module, frames)``, from each module's lifetime count of trained
     frames in ``result["learners"]`` (else from ``frames_trained``, as one update of position "all")."""
@@ -181,8 +187,8 @@ def _rate_fields(rate: dict[str, Any]) -> dict[str, Any]:
             "rate_method": rate["method"], "frames_per_s_by_position": rate["frames_per_s_by_position"]}
 
 
-def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune: str | None = None,
-                   game: str = "doudizhu") -> dict[str, Any]:
+def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune: str | None,
+                   game: str) -> dict[str, Any]:
     """Body of the ``--_ours`` child: a fresh local Ray, DMC built, one update to warm up, then ``seconds``."""
     import torch
 
@@ -205,13 +211,13 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune:
         t_built = time.time()
         first = algo.train()
         t0 = time.time()
-        updates, lifetimes = _module_updates(first, t0, {}, 0)
+        updates, lifetimes = module_updates(first, t0, {}, 0)
         start = {k: int(first[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
         result, iterations = first, 0
         while time.time() - t0 < seconds:
             result = algo.train()
             iterations += 1
-            new, lifetimes = _module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
+            new, lifetimes = module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
             updates += new
         rate = update_rate(updates)
         end = {k: int(result[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
@@ -234,13 +240,13 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune:
     }
 
 
-def bench_ours(seconds: float, num_env_runners: int = 1, prune: str | None = None,
-               game: str = "doudizhu") -> dict[str, Any]:
-    """cardrl's DMC on DouDiZhu for ``seconds`` after its first update, in a child process (see the module doc)."""
+def bench_ours(game: str, seconds: float, num_env_runners: int = 1, prune: str | None = None) -> dict[str, Any]:
+    """cardrl's DMC on ``game`` for ``seconds`` after its first update, in a child process (see the module doc)."""
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0 (0: sample in the driver), got {num_env_runners}")
+    game = get_game(game).name
     launched = time.time()
-    cmd = [sys.executable, "-m", "cardrl.bench_train", "--_ours", "--seconds", str(seconds),
+    cmd = [sys.executable, "-m", "cardrl.bench.train", "--_ours", "--seconds", str(seconds),
            "--num-env-runners", str(num_env_runners), "--_launched", repr(launched)] + (
         ["--prune", prune] if prune else []) + [game]
     proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
@@ -300,7 +306,7 @@ def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[
         launched = time.time()
         with open(log_path, "w") as log, open(os.devnull, "w") as devnull:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cardrl.bench_train", "--_douzero", "--savedir", tmp,
+                [sys.executable, "-m", "cardrl.bench.train", "--_douzero", "--savedir", tmp,
                  "--douzero-actors", str(num_actors)],
                 env=child_env(), cwd=tmp, stdout=devnull, stderr=log, start_new_session=True)
             try:
@@ -314,29 +320,20 @@ def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[
             raise RuntimeError(f"DouZero's trainer exited by itself (code {proc.returncode}):\n{_tail(log_text)}")
         updates = read_douzero_csv(csv_path)
     rate = update_rate(updates, seconds)
-    logged = _logged_in_window(parse_douzero_log(log_text), t0, t0 + seconds)
+    logged = logged_in_window(parse_douzero_log(log_text), t0, t0 + seconds)
     return {
         **_rate_fields(rate), "setup_s": t0 - launched, "frames_trained": rate["frames"],
         "frames_trained_total": updates_total(u for u in updates if u[0] <= t0 + seconds),
         "logged_fps_mean": (sum(line["fps"] for line in logged) / len(logged)) if logged else math.nan,
-        "logged_lines": len(logged), "version": _version("douzero"),
+        "logged_lines": len(logged), "version": package_version("douzero"),
         "settings": {"num_actors": num_actors, "actor_device": "cpu", "training_device": "cpu",
                      "batch_size": 32, "unroll_length": 100, "num_threads": 4},
     }
 
 
-def _logged_in_window(lines: list[dict[str, float]], start: float, end: float) -> list[dict[str, float]]:
+def logged_in_window(lines: list[dict[str, float]], start: float, end: float) -> list[dict[str, float]]:
     """DouZero's 5 s log lines whose whole interval (from the line before) lies in ``[start, end]``."""
     return [line for before, line in zip(lines, lines[1:]) if before["time"] >= start and line["time"] <= end]
-
-
-def _version(package: str) -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(package)
-    except PackageNotFoundError:
-        return ""
 
 
 def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, launched: float) -> float:
@@ -357,23 +354,28 @@ def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, l
         time.sleep(0.2)
 
 
-# ---- the benchmark ------------------------------------------------------------------------------
-def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: int = 1,
-                         douzero_actors: int = DOUZERO_NUM_ACTORS, prune: str | None = None,
-                         game: str = "doudizhu") -> dict[str, Any]:
-    """Frames trained per second of cardrl's DMC and (``peers``) of DouZero's trainer, one after the other.
+# ---- the benchmark ------------------------------------------------------------------------------------------------
+def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: int = 1,
+                douzero_actors: int = DOUZERO_NUM_ACTORS, prune: str | None = None) -> dict[str, Any]:
+    """Frames trained per second of cardrl's DMC on ``game`` and (``peers``, when the game's ``spec.peers`` names
+    ``douzero``) of DouZero's trainer, one after the other.
 
-    Returns ``{"seconds", "cpus", "load_before", "ours": {...}, "peers": {"douzero": {...} or {"skipped": why}},
-    "ratio": ours/theirs or None, "summary": [line], "table": str}``.
+    Returns ``{"game", "title", "seconds", "cpus", "machine", "load_before", "ours": {...}, "ours_pruned"?,
+    "peers": {"douzero": {...} or {"skipped": why}}, "ratio": ours/theirs or None, "summary": [line],
+    "table": str}``.
     """
-    if not seconds > 0:
+    spec = get_game(game)
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
-    result: dict[str, Any] = {"seconds": float(seconds), "cpus": os.cpu_count(), "load_before": os.getloadavg()[0],
-                              "game": game, "ours": bench_ours(seconds, num_env_runners, game=game), "peers": {},
-                              "ratio": None}
+    if prune is not None and spec.search is None:
+        raise ValueError(f"prune={prune!r} needs Minimum Combination Search, which {spec.title} lacks")
+    result: dict[str, Any] = {"game": spec.name, "title": spec.title, "seconds": float(seconds),
+                              "cpus": os.cpu_count(), "machine": machine_description(),
+                              "load_before": load_average() or 0.0, "peers": {}, "ratio": None}
+    result["ours"] = bench_ours(spec.name, seconds, num_env_runners)
     if prune:  # ODMC: the same run with MCS pruning on, to measure what pruning costs in frames/s
-        result["ours_pruned"] = bench_ours(seconds, num_env_runners, prune=prune, game=game)
-    if peers and game == "doudizhu":  # DouZero's trainer exists for DouDiZhu only
+        result["ours_pruned"] = bench_ours(spec.name, seconds, num_env_runners, prune=prune)
+    if peers and "douzero" in spec.peers:  # DouZero's trainer: the one peer trainer this benchmark runs
         try:
             result["peers"]["douzero"] = bench_douzero(seconds, douzero_actors)
         except ImportError as err:
@@ -388,7 +390,7 @@ def bench_train_doudizhu(seconds: float, peers: bool = True, num_env_runners: in
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
     """``["vs douzero: R.Rx frames/s"]`` (ours over DouZero's frames trained per second) when DouZero was
-    measured, else ``[]``."""
+    measured, then the pruned run's ratio to plain DMC when there was one."""
     lines = []
     pruned = result.get("ours_pruned")
     if pruned:
@@ -416,7 +418,7 @@ def _fmt_lag(lag: float | None) -> str:
 
 
 def format_bench_train(result: dict[str, Any]) -> str:
-    """The table of :func:`bench_train_doudizhu` (summary line excluded)."""
+    """The table of :func:`bench_train`, the machine first (summary lines excluded)."""
     ours = result["ours"]
     rows = [("trainer", "frames/s", "setup s", "frames", "settings"),
             ("cardrl DMC", f"{ours['frames_per_s']:,.0f}", f"{ours['setup_s']:.1f}", f"{ours['frames_trained']:,}",
@@ -439,8 +441,9 @@ def format_bench_train(result: dict[str, Any]) -> str:
                      f"log lines (5 s each, after its first update) average {peer['logged_fps_mean']:,.0f} fps "
                      f"({peer['logged_lines']} lines)")
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
-    lines = [f"cardrl bench train {result.get('game', 'doudizhu')}: {result['seconds']:g} s timed window per trainer, after setup "
-             f"(launch to first update); {result['cpus']} cpus, load average {result['load_before']:.2f} before"]
+    title = (f"cardrl bench train {result['game']}: {result['seconds']:g} s timed window per trainer, after setup "
+             f"(launch to first update, the warm-up)")
+    lines = header_lines(title, result.get("machine") or f"{result['cpus']} cpus", result.get("load_before"))
     for r in rows:
         lines.append("  ".join([r[0].ljust(widths[0])] + [r[i].rjust(widths[i]) for i in (1, 2, 3)] + [r[4]]))
     lines += ["", *notes]
@@ -448,36 +451,42 @@ def format_bench_train(result: dict[str, Any]) -> str:
 
 
 def print_bench_train(result: dict[str, Any]) -> None:
-    """Print the table and the summary line of :func:`bench_train_doudizhu`'s result."""
+    """Print the table and the summary lines of :func:`bench_train`'s result."""
     print(result["table"])
     for line in result["summary"]:
         print(line)
+    sys.stdout.flush()
 
 
 def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
-    """Entry point of ``cardrl bench train doudizhu [--seconds N] [--no-peers] [--num-env-runners N]``; prints the
-    table and, when DouZero ran, ends with the line ``vs douzero: R.Rx frames/s``. Returns 0."""
+    """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs]``: prints the table
+    and, when DouZero ran, ends with the line ``vs douzero: R.Rx frames/s``. Returns 0."""
     if args is None or not isinstance(args, argparse.Namespace):
         args = _parser().parse_args(args)
-    game = getattr(args, "game", "doudizhu")
-    if game not in ("doudizhu", "big2", "guandan"):
-        raise ValueError(f"no training benchmark for game {game!r}; available: doudizhu, big2, guandan")
-    result = bench_train_doudizhu(float(args.seconds), peers=not getattr(args, "no_peers", False),
-                                  num_env_runners=int(getattr(args, "num_env_runners", 1)),
-                                  douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
-                                  prune=getattr(args, "prune", None), game=game)
+    result = bench_train(args.game, float(args.seconds), peers=not getattr(args, "no_peers", False),
+                         num_env_runners=int(getattr(args, "num_env_runners", 1)),
+                         douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
+                         prune=getattr(args, "prune", None))
     print_bench_train(result)
     return 0
 
 
+def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The arguments of ``cardrl bench train``."""
+    parser.add_argument("game", choices=game_names(), help="the game to train on (e.g. doudizhu)")
+    parser.add_argument("--seconds", type=float, default=60.0, help="timed seconds per trainer (default 60)")
+    parser.add_argument("--no-peers", action="store_true", help="measure cardrl only (no DouZero trainer)")
+    parser.add_argument("--num-env-runners", type=int, default=1, help="cardrl's env runners (default 1)")
+    parser.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS,
+                        help=f"DouZero's actor processes (default {DOUZERO_NUM_ACTORS})")
+    parser.add_argument("--prune", choices=["mcs"], default=None,
+                        help="also measure ODMC (MCS pruning on) and print its frames/s ratio to plain DMC")
+    return parser
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m cardrl.bench_train", description=__doc__.splitlines()[0])
-    parser.add_argument("game", nargs="?", default="doudizhu")
-    parser.add_argument("--seconds", type=float, default=60.0)
-    parser.add_argument("--no-peers", action="store_true")
-    parser.add_argument("--num-env-runners", type=int, default=1)
-    parser.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS)
-    parser.add_argument("--prune", choices=["mcs"], default=None)
+    parser = argparse.ArgumentParser(prog="python -m cardrl.bench.train", description=__doc__.splitlines()[0])
+    add_train_arguments(parser)
     parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_douzero", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
@@ -486,14 +495,20 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--_douzero" in argv:  # the DouZero child takes no game
+        child = argparse.ArgumentParser(prog="python -m cardrl.bench.train --_douzero")
+        child.add_argument("--_douzero", action="store_true")
+        child.add_argument("--savedir", required=True)
+        child.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS)
+        args = child.parse_args(argv)
+        _run_douzero_here(args.savedir, args.douzero_actors)
+        return 0
     args = _parser().parse_args(argv)
     if args._ours:
         launched = args._launched if args._launched is not None else time.time()
         result = _run_ours_here(args.seconds, args.num_env_runners, launched, args.prune, args.game)
         print(_RESULT_TAG + json.dumps(result), flush=True)
-        return 0
-    if args._douzero:
-        _run_douzero_here(args.savedir, args.douzero_actors)
         return 0
     return main_bench_train(args)
 

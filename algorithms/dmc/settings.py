@@ -1,0 +1,165 @@
+"""DMC's options and a training run's options: defaults and help in one place.
+
+:class:`DMCSettings` is the single source of DMC's hyperparameters: :class:`~cardrl.algorithms.dmc.dmc.DMCConfig`
+takes its defaults from it and ``cardrl train`` builds its flags (name, type, default, help) from it, so the CLI,
+the Python API and the docs cannot drift apart. :class:`RunSettings` does the same for what a run does around the
+algorithm (stopping, evaluation, checkpoints). This module imports neither Ray nor torch, so ``cardrl --help`` is
+fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Callable
+
+__all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "parse_duration", "parse_slack",
+           "Q_MODELS"]
+
+Q_MODELS = ("douzero_lstm", "mlp")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
+
+
+def parse_duration(text: str) -> float:
+    """``"90s"`` -> 90.0, ``"10m"`` -> 600.0, ``"1.5h"`` -> 5400.0 seconds; ``"0"`` is 0; any other bare number is
+    refused (its unit would be a guess)."""
+    if str(text).strip() in ("0", "0.0"):
+        return 0.0
+    match = _DURATION.match(str(text).strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use a number with a unit: e.g. 90s, 10m or 2h")
+    value, unit = float(match.group(1)), match.group(2)
+    return value * {"s": 1, "m": 60, "h": 3600}[unit]
+
+
+def parse_slack(text: str) -> str | float:
+    """ODMC's slack: ``"paper"`` (N/n + d of eq. 2) or a number."""
+    if text == "paper":
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
+
+
+def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
+           cli: bool = True, section: str = "training", nargs: str | None = None, flag: str | None = None) -> Any:
+    """A dataclass field with its CLI metadata: help text, argparse type/choices/nargs, whether ``cardrl train`` has
+    a flag for it, and the DMCConfig method that takes it (``training`` or ``env_runners``)."""
+    meta = {"help": help, "type": type, "choices": choices, "cli": cli, "section": section, "nargs": nargs,
+            "flag": flag}
+    if isinstance(default, (list, dict, set)):
+        return field(default_factory=lambda: type_copy(default), metadata=meta)
+    return field(default=default, metadata=meta)
+
+
+def type_copy(value):
+    return type(value)(value)
+
+
+@dataclass
+class DMCSettings:
+    """Deep Monte-Carlo's options (DouZero's values as defaults; Zha et al. 2021, Sec. 4 and the public code)."""
+
+    epsilon: float = option(0.01, "exploration rate of the actors' epsilon-greedy (DouZero: 0.01)", type=float)
+    lr: float = option(1e-4, "RMSprop learning rate (DouZero: 1e-4; DanZero: 1e-3)", type=float)
+    rmsprop_alpha: float = option(0.99, "RMSprop smoothing constant (DouZero: 0.99)", type=float)
+    rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero: 1e-5)", type=float)
+    grad_clip: float = option(40.0, "gradient clipping by global norm, per module (DouZero: 40)", type=float)
+    frames_per_update: int = option(3200, "frames per learner update of each module (DouZero: 32 unrolls x 100)",
+                                    type=int)
+    q_model: str | None = option(None, "Q-network: douzero_lstm (DouZero's LSTM + 5x512) or mlp (DanZero's "
+                                       "4x512 tanh) (default: the game's: douzero_lstm for doudizhu and big2, mlp "
+                                       "for guandan)", choices=Q_MODELS, flag="model")
+    hidden_sizes: tuple[int, ...] | None = option(None, "hidden layer sizes of the Q-network (default: the "
+                                                        "model's paper sizes)", type=int, nargs="+")
+    prune: str | None = option(None, "ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan "
+                                     "2024, eq. 2)", choices=("mcs",))
+    prune_slack: str | float = option("paper", "ODMC slack: 'paper' (N/n + d of eq. 2) or a fixed number",
+                                      type=parse_slack)
+    prune_extra: float = option(0.0, "ODMC: added to the paper's slack", type=float)
+    actor_q_clip: float | None = option(None, "clip of the learner's Q around the actor's Q (lambda; our reading of "
+                                              "DanZero's preprocessing, see docs/papers.md)", type=float)
+    num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=int,
+                                          section="env_runners")
+    rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
+                                          section="env_runners")
+    updates_per_iteration: int = option(1, "learner updates per algo.train() call", type=int)
+    target_scale: dict | None = option(None, "agent -> factor from its payoff to its DMC target (default: the "
+                                             "game's; DouDiZhu's landlord 0.5)", cli=False)
+
+
+@dataclass
+class RunSettings:
+    """What ``cardrl train`` does around the algorithm: stopping, evaluation, checkpoints, resources."""
+
+    stop_time: float | None = option(None, "wall time to train, e.g. 90s, 10m, 2h (default: 10m unless "
+                                           "--stop-frames)", type=parse_duration)
+    stop_frames: int | None = option(None, "frames (state-action samples) to train", type=int)
+    num_env_runners: int = option(1, "Ray actors playing games (each one CPU)", type=int)
+    num_learners: int = option(0, "learner actors (0: the learner runs in the driver)", type=int)
+    gpu: bool = option(False, "put the learner(s) on a GPU")
+    out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
+                                   "runs/<algo>_<game>)")
+    restore: str | None = option(None, "checkpoint directory to start from")
+    eval_every: float = option(180.0, "evaluate against the baselines this often, e.g. 5m (0: never)",
+                               type=parse_duration)
+    eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
+    eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
+                                            "...)", nargs="+")
+    checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
+    reward: str | None = option(None, "payoff the agents learn (default: the game's first: adp for doudizhu, cards "
+                                      "for big2, danzero for guandan)")
+    seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines", type=int)
+
+
+def _flag(f) -> str:
+    return "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
+
+
+def _default(f) -> Any:
+    if f.default is not MISSING:
+        return f.default
+    return f.default_factory()  # type: ignore[misc]
+
+
+def add_arguments(parser: argparse.ArgumentParser, settings: type, *, skip: tuple[str, ...] = ()) -> None:
+    """One flag per CLI field of a settings dataclass, with its help and default shown."""
+    for f in fields(settings):
+        meta = f.metadata
+        if not meta.get("cli", True) or f.name in skip:
+            continue
+        default = _default(f)
+        shown = "" if default is None else f" (default: {_shown(default)})"
+        kwargs: dict[str, Any] = {"dest": f.name, "default": default, "help": meta["help"] + shown}
+        if isinstance(default, bool):
+            kwargs["action"] = "store_true"
+            kwargs["help"] = meta["help"]
+        else:
+            for key in ("type", "choices", "nargs"):
+                if meta.get(key) is not None:
+                    kwargs[key] = meta[key]
+            if meta.get("nargs") is None and meta.get("type") is None and meta.get("choices") is None:
+                kwargs["type"] = str
+        parser.add_argument(_flag(f), **kwargs)
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, float) and value >= 60 and value % 60 == 0:
+        return f"{value:g}s ({value / 60:g}m)"
+    if isinstance(value, list):
+        return " ".join(map(str, value))
+    return str(value)
+
+
+def values_from_args(args: argparse.Namespace, settings: type, *, given_only: bool = False) -> dict[str, Any]:
+    """The settings' fields found in ``args``; ``given_only`` keeps those that differ from the defaults."""
+    out = {}
+    for f in fields(settings):
+        if hasattr(args, f.name):
+            value = getattr(args, f.name)
+            if given_only and value == _default(f):
+                continue
+            out[f.name] = tuple(value) if f.name == "hidden_sizes" and value is not None else value
+    return out

@@ -1,0 +1,88 @@
+"""An :class:`~cardrl.agents.base.Agent` over Q-networks: DMC's greedy policy at evaluation time (Zha et al. 2021,
+Sec. 4: the move with the highest Q(s, a); Luo & Tan 2024, Algorithm 1 with epsilon = 0).
+
+It reads only the player's view: the game's feature encoder (``encode_view``, ``split``, ``action_features``) gives
+the observation and the action vectors, and the Q-network of the view's agent (``view.role``: DouDiZhu's role, the
+seat's agent name in the other games) scores every legal move. Any module with ``q_values(state, history, actions)``
+and a ``net`` describing its input sizes plays (cardrl's DMC Q-modules do). torch is needed only when the agent acts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from cardrl.agents.base import Agent
+from cardrl.features.base import FeatureEncoder
+from cardrl.games.registry import get_game
+
+__all__ = ["QAgent", "check_modules_fit", "greedy_index"]
+
+
+def greedy_index(q: np.ndarray) -> int:
+    """The index of the highest Q (the first of equal maxima)."""
+    return int(np.argmax(q))
+
+
+def check_modules_fit(modules: Mapping[str, Any], features: FeatureEncoder, agents: tuple[str, ...],
+                      where: str) -> None:
+    """ValueError unless there is a Q-module for every agent whose input sizes match ``features``."""
+    missing = [a for a in agents if a not in modules]
+    if missing:
+        raise ValueError(f"{where}: no Q-module for {missing}; the game's agents are {list(agents)}")
+    for agent in agents:
+        net = getattr(modules[agent], "net", None)
+        if net is None:
+            raise ValueError(f"{where}: the module for {agent} is not a cardrl DMC Q-module "
+                             f"({type(modules[agent]).__name__})")
+        history = None if features.history_shape is None else tuple(features.history_shape)
+        want = (features.state_dim(agent), history, features.action_dim)
+        have = (net.state_dim, None if net.history_shape is None else tuple(net.history_shape), net.action_dim)
+        if have != want:
+            raise ValueError(f"{where}: the {agent} module takes (state, history, action) = {have}, but the "
+                             f"{features.name} features for {agent} are {want}: the checkpoint does not fit this "
+                             f"game and feature encoder")
+
+
+class QAgent(Agent):
+    """Greedy Q-network player for any registered game: ``argmax_a Q_agent(s, a)`` over the legal moves.
+
+    ``modules`` maps each of the game's agent names to a Q-module (DouDiZhu: one per role; Big2 and GuanDan: the same
+    shared module for every seat); ``features`` names the game's encoder (default: the game's). Deterministic given
+    the view; ties go to the first legal move (:func:`greedy_index`).
+    """
+
+    name = "dmc"
+
+    def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu", features: str | None = None,
+                 name: str | None = None):
+        spec = get_game(game)
+        self.game = spec.name
+        self.features = spec.make_features(features)
+        check_modules_fit(modules, self.features, spec.agents, type(self).__name__)
+        self.modules = dict(modules)
+        if name is not None:
+            self.name = name
+        for module in self.modules.values():
+            if hasattr(module, "eval"):
+                module.eval()
+
+    def q_values(self, view: Any, legal_moves) -> np.ndarray:
+        """Q of each legal move (float32 ``(n,)``) for the player of ``view``."""
+        agent = view.role
+        if agent is None:
+            raise ValueError(f"{type(self).__name__} plays the card-play phase only: the view has no role yet "
+                             f"(bidding)")
+        state, history = self.features.split(self.features.encode_view(view), agent)
+        actions = self.features.action_features(view, np.asarray(legal_moves, dtype=np.int64))
+        return self.modules[agent].q_values(state, history, actions).cpu().numpy()
+
+    def act(self, view: Any, legal_moves) -> int:
+        legal = np.asarray(legal_moves, dtype=np.int64)
+        if len(legal) == 0:
+            raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        if len(legal) == 1:
+            return int(legal[0])
+        return int(legal[greedy_index(self.q_values(view, legal))])

@@ -1,0 +1,35 @@
+"""Benchmarks of cardrl against the peers installed beside it: one module per benchmark.
+
+* :mod:`cardrl.bench.common`: the shared timing helpers (warmed-up rate loop, us per call, per-call CPU times, the
+  random-game and random-env play loops), the machine description and number formatting;
+* :mod:`cardrl.bench.env`: ``cardrl bench env GAME``, random play and lead-move generation of any registered game,
+  with the peers the registry names for it (:mod:`cardrl.bench.peers_doudizhu`: DouZero, RLCard, OpenSpiel);
+* :mod:`cardrl.bench.mcs`: ``cardrl bench mcs GAME``, Minimum Combination Search and ODMC pruning cost;
+* :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer;
+* :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).
+
+Modules depend on :mod:`~cardrl.bench.common` and the registry only (``env`` loads ``peers_<game>`` when it measures
+peers), never on each other's private names. This package imports none of them up front: the names below load
+their module on first use.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+__all__ = ["add_bench_parsers", "main_bench", "bench_env", "format_bench_env", "bench_mcs", "format_bench_mcs",
+           "bench_train", "format_bench_train", "machine_description"]
+
+_HOME = {"add_bench_parsers": "cli", "main_bench": "cli", "bench_env": "env", "format_bench_env": "env",
+         "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train",
+         "machine_description": "common"}
+
+
+def __getattr__(name: str):
+    if name in _HOME:
+        return getattr(importlib.import_module(f"{__name__}.{_HOME[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(list(globals()) + __all__)

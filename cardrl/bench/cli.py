@@ -1,0 +1,88 @@
+"""``cardrl bench env|mcs|train GAME``: the benchmark subcommands of the ``cardrl`` command line.
+
+:func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
+a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
+(:mod:`cardrl.games.registry`); ``mcs`` offers the games with a Minimum Combination Search. A benchmark's module is
+imported when its command runs (``train``'s, which imports nothing heavy, also for its arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from cardrl.games.registry import game_names, get_game
+
+__all__ = ["add_bench_parsers", "build_bench_parser", "main_bench"]
+
+
+def _games_with_search() -> list[str]:
+    return [g for g in game_names() if get_game(g).search is not None]
+
+
+def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    targets = bench.add_subparsers(dest="target", required=True)
+    games = list(game_names())
+
+    env = targets.add_parser("env", help="environment steps/s and legal-move generation, against the game's peers",
+                             description="Random-play steps/s (bare engine, with features, through the PettingZoo "
+                                         "env), feature encoding and lead-move generation us/call, side by side with "
+                                         "the game's peers when installed (e.g. cardrl bench env doudizhu).")
+    env.add_argument("game", choices=games, help="the game to benchmark")
+    env.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    env.add_argument("--no-peers", action="store_true", help="measure cardrl only")
+    env.add_argument("--hands", type=int, default=200, help="lead hands per hand size (default 200)")
+
+    mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
+                             description="K of dealt hands, cold and memoised, and prune_moves per step of random "
+                                         "games (e.g. cardrl bench mcs big2 --deals 100).")
+    mcs.add_argument("game", choices=_games_with_search(), help="a game with Minimum Combination Search")
+    mcs.add_argument("--deals", type=int, default=2000, help="dealt hands timed per hand size (default 2000)")
+    mcs.add_argument("--prune-steps", type=int, default=10_000,
+                     help="steps of random games timed for prune_moves (whole games; default 10000)")
+
+    from cardrl.bench.train import add_train_arguments
+
+    train = targets.add_parser("train", help="DMC frames/s, against DouZero's own trainer where the game has it",
+                               description="cardrl's DMC frames trained per second in a child process, then "
+                                           "DouZero's trainer for games whose peers include douzero "
+                                           "(e.g. cardrl bench train doudizhu --seconds 60).")
+    add_train_arguments(train)
+    return bench
+
+
+def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
+    """Add ``bench`` (with ``env``, ``mcs`` and ``train``) to the ``cardrl`` parser's ``subparsers``; returns it."""
+    bench = subparsers.add_parser("bench", help="benchmarks, against the peers installed beside us",
+                                  description="Benchmarks; every one prints the machine first and, where the game "
+                                              "has a peer, the ratio ours/theirs.")
+    return _add_targets(bench)
+
+
+def build_bench_parser() -> argparse.ArgumentParser:
+    """A stand-alone parser of the arguments after ``cardrl bench``."""
+    return _add_targets(argparse.ArgumentParser(prog="cardrl bench"))
+
+
+def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
+    """Run a ``cardrl bench`` command: a parsed namespace (``target``, ``game``, ...) or the arguments after
+    ``bench`` (``["env", "doudizhu", "--seconds", "1"]``). Prints the benchmark's output; returns 0."""
+    if not isinstance(args, argparse.Namespace):
+        args = build_bench_parser().parse_args(args)
+    if args.target == "env":
+        from cardrl.bench.env import bench_env, print_bench_env
+
+        if args.hands < 1:
+            raise ValueError(f"--hands must be >= 1, got {args.hands}")
+        print_bench_env(bench_env(args.game, seconds=args.seconds, peers=not args.no_peers, hands=args.hands))
+        return 0
+    if args.target == "mcs":
+        from cardrl.bench.mcs import bench_mcs, print_bench_mcs
+
+        print_bench_mcs(bench_mcs(args.game, deals=args.deals, prune_steps=args.prune_steps))
+        return 0
+    if args.target == "train":
+        from cardrl.bench.train import main_bench_train
+
+        return main_bench_train(args)
+    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train")
