@@ -86,6 +86,21 @@ class CardGameEnv(DeclaredSpaces, AECEnv):
         settle_rewards(self, agent, (lambda: self.game.payoffs(self.reward)) if self.game.is_over else None,
                        self._seat)
 
+    # ---- scoring segments (what a DMC runner labels its frames by) ------------------------------------------
+    @property
+    def segments_done(self) -> int:
+        """Scoring segments finished in this episode: here the episode itself (1 once it is over)."""
+        return int(self.game.is_over)
+
+    def segment_payoffs(self, k: int) -> np.ndarray:
+        """Payoff per seat of segment ``k`` (here: the episode's payoffs)."""
+        return self.game.payoffs(self.reward)
+
+    @property
+    def segment_payoffs_final(self) -> bool:
+        """Whether the finished segments' payoffs can no longer change."""
+        return True
+
     # ---- seats and moves ---------------------------------------------------------------------------------
     def _seat(self, agent: str) -> int:
         try:

@@ -113,3 +113,18 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming convention)
     def deals_done(self) -> int:
         """Deals finished in this episode (DMC labels each deal's frames with that deal's points)."""
         return len(self.game.deal_rewards) if self.game.phase is not None else 0
+
+    @property
+    def segments_done(self) -> int:
+        """A scoring segment is a deal (DanZero labels each deal's samples with that deal's points)."""
+        return self.deals_done
+
+    def segment_payoffs(self, k: int) -> np.ndarray:
+        """Deal ``k``'s points per seat; with ``match_bonus`` and the match won, the +-1 bonus included."""
+        return self.game.deal_rewards[k]
+
+    @property
+    def segment_payoffs_final(self) -> bool:
+        """Without the match bonus a deal's points are final when it ends; with it, when the match ends (DanZero+
+        adds +-1 to every deal of a finished match)."""
+        return not self.game.match_bonus or self.game.is_over

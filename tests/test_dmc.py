@@ -160,8 +160,7 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     env._legal = None
     move = env.table.id_of("3334445556667779TJQK")
     assert move in env.legal_moves()
-    runner._trajectories[0]["landlord"].append((env.observation_vector("landlord"), env.action_features([move])[0],
-                                                0.0))
+    runner._labels[0].add("landlord", (env.observation_vector("landlord"), env.action_features([move])[0], 0.0))
     out = defaultdict(lambda: defaultdict(list))
     assert runner._step(0, "landlord", move, out) == 1
     assert runner._episode_returns[-1] == {"landlord": 2.0, "landlord_down": -1.0, "landlord_up": -1.0}

@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
 from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 
+from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_learner import DMCTorchLearner, dmc_mse_loss
 from cardrl.algorithms.dmc.dmc_rl_module import (
     ACTION,
@@ -31,28 +31,29 @@ from cardrl.algorithms.dmc.dmc_rl_module import (
     dmc_module_spec,
 )
 
-douzero_models = pytest.importorskip("douzero.dmc.models")
-
 ROLES = tuple(DOUZERO_ROLE_DIMS)
 
 
-class _DMCTestConfig(AlgorithmConfig):
-    """Minimal stand-in for the lead's DMCConfig (algorithms/dmc/dmc.py): DouZero's optimizer settings."""
+@pytest.fixture
+def douzero_models():
+    """DouZero's own model classes (the douzero package, a test extra): only the tests that compare with them skip
+    without it."""
+    return pytest.importorskip("douzero.dmc.models")
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.lr = 1e-4
-        self.rmsprop_alpha = 0.99
-        self.rmsprop_eps = 1e-5
-        self.grad_clip = 40.0
-        self.grad_clip_by = "global_norm"
 
-    def get_default_learner_class(self) -> type:
-        return DMCTorchLearner
+def test_dmc_config_defaults_are_douzeros():
+    """The real DMCConfig's defaults are DouZero's (douzero/dmc/arguments.py): RMSprop lr 1e-4, alpha 0.99, eps 1e-5,
+    momentum 0, gradient clipping 40 by global norm, epsilon 0.01, batch 32 x unroll 100 = 3,200 frames per update."""
+    config = DMCConfig().game("doudizhu")
+    assert (config.lr, config.rmsprop_alpha, config.rmsprop_eps, getattr(config, "rmsprop_momentum", 0.0)) == (
+        1e-4, 0.99, 1e-5, 0.0)
+    assert (config.grad_clip, config.grad_clip_by) == (40.0, "global_norm")
+    assert (config.epsilon, config.frames_per_update, config.q_model) == (0.01, 3200, "douzero_lstm")
+    assert config.get_default_learner_class() is DMCTorchLearner
 
 
 def _build_learner_group(seed: int, **overrides):
-    config = _DMCTestConfig().learners(num_learners=0, num_gpus_per_learner=0).debugging(seed=seed)
+    config = DMCConfig().game("doudizhu").learners(num_learners=0, num_gpus_per_learner=0).debugging(seed=seed)
     for key, value in overrides.items():
         setattr(config, key, value)
     return config.build_learner_group(rl_module_spec=dmc_module_spec("douzero_lstm", DOUZERO_ROLE_DIMS))
@@ -216,7 +217,7 @@ def test_bad_batches_and_model_names_are_rejected():
     "role, douzero_class",
     [("landlord", "LandlordLstmModel"), ("landlord_down", "FarmerLstmModel"), ("landlord_up", "FarmerLstmModel")],
 )
-def test_douzero_state_dicts_load_both_ways_and_give_the_same_q(role, douzero_class):
+def test_douzero_state_dicts_load_both_ways_and_give_the_same_q(role, douzero_class, douzero_models):
     torch.manual_seed(11)
     reference = getattr(douzero_models, douzero_class)()
     ours = _module(role, seed=12)
@@ -292,7 +293,7 @@ def test_gradients_are_clipped_to_the_configured_global_norm():
     learner_group.shutdown()
 
 
-def test_updates_equal_douzero_learner_step():
+def test_updates_equal_douzero_learner_step(douzero_models):
     """Three updates of the landlord module equal DouZero's learn(): MSE, RMSprop, clip_grad_norm_(40)."""
     learner_group = _build_learner_group(seed=4)
     learner = _learner(learner_group)

@@ -1,21 +1,24 @@
 """Deep Monte-Carlo (DouZero) as an RLlib ``Algorithm`` on the new API stack.
 
 DouZero (Zha et al. 2021), restated in DouZero+ (Zhao et al. 2022, "DouZero+: Improving DouDizhu AI by Opponent
-Modeling and Coach-guided Learning", section III) and Luo & Tan 2024 (Algorithm 1): actors play whole games epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen
-(s, a) is labelled with the player's final return G; learners minimise (Q(s, a) - G)^2 with RMSprop (lr 1e-4,
-alpha 0.99, eps 1e-5) and gradient clipping 40. One network per DouDiZhu seat as DouZero; one shared network with
-seat identity in the features for Big2/GuanDan.
+Modeling and Coach-guided Learning", section III) and Luo & Tan 2024 (Algorithm 1): actors play whole games
+epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen (s, a) is labelled with the player's final return G;
+learners minimise (Q(s, a) - G)^2 with RMSprop (lr 1e-4, alpha 0.99, eps 1e-5) and gradient clipping 40. One network
+per DouDiZhu seat as DouZero; one shared network with seat identity in the features for Big2/GuanDan.
 
-Data flow (docs/architecture.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games at once
-and return compact per-module samples; the driver keeps one sample request in flight per runner, each carrying the
-newest weights, so sampling and learning overlap and a runner's weights lag the learner by at most the updates made
-while one request ran (reported as ``weight_lag``).
+Data flow (docs/architecture.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games
+at once and return compact per-module samples; the driver keeps one sample request in flight per runner, each
+carrying the newest weights, so sampling and learning overlap and a runner's weights lag the learner by at most the
+updates made while one request ran (reported as ``weight_lag``). Each module is updated as soon as its own bounded
+buffer holds a batch, on its newest frames (:mod:`cardrl.algorithms.dmc.buffers`); the age of what each update trains
+on (``data_age_updates``, ``data_age_s``), the frames dropped (``frames_dropped``) and the buffers' size
+(``buffer_frames``, ``buffer_mb``) are reported every iteration.
 """
 
 from __future__ import annotations
 
 import time
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import MISSING, fields
 
 import numpy as np
@@ -30,6 +33,7 @@ from ray.rllib.utils.metrics import (
     NUM_ENV_STEPS_SAMPLED_LIFETIME,
 )
 
+from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.settings import Q_MODELS, DMCSettings
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
@@ -39,7 +43,7 @@ WEIGHTS_SEQ_NO = "weights_seq_no"
 # DMC's own options (the rest of DMCSettings are RLlib's: lr, grad_clip, num_envs_per_env_runner, ...).
 _DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "rmsprop_alpha", "rmsprop_eps",
                          "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
-                         "prune_extra", "actor_q_clip")
+                         "prune_extra", "actor_q_clip", "buffer_frames")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -130,6 +134,10 @@ class DMCConfig(AlgorithmConfig):
         """A raw AEC env of the configured game and env options (what the env runners play)."""
         return make_env(self.game_name, **dict(self.env_config or {}))
 
+    def buffer_capacity(self) -> int:
+        """Frames each module's buffer holds at most (``buffer_frames``, default twice ``frames_per_update``)."""
+        return int(self.buffer_frames) if self.buffer_frames is not None else 2 * int(self.frames_per_update)
+
     def target_scales(self) -> dict[str, float]:
         """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
         if self.target_scale is not None:
@@ -170,6 +178,10 @@ class DMCConfig(AlgorithmConfig):
             errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
         if self.frames_per_update < 1:
             errors.append(f"frames_per_update={self.frames_per_update} must be >= 1")
+        elif self.buffer_frames is not None and not (isinstance(self.buffer_frames, int)
+                                                     and self.buffer_frames >= self.frames_per_update):
+            errors.append(f"buffer_frames={self.buffer_frames!r} must be an int >= frames_per_update "
+                          f"({self.frames_per_update}): a module's buffer must hold one batch")
         if (self.env_config or {}).get("bidding"):
             errors.append("DMC trains the card-play phase with a fixed landlord (as DouZero); bidding=True is not "
                           "supported yet")
@@ -241,8 +253,12 @@ class DMC(Algorithm):
 
     def setup(self, config) -> None:
         super().setup(config)
-        self._buffers: dict[str, deque] = defaultdict(deque)
-        self._buffered: dict[str, int] = defaultdict(int)
+        self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
+        capacity = self.config.buffer_capacity()
+        self._buffers = {m: FrameBuffer(capacity) for m in self._module_ids}
+        self._module_updates = dict.fromkeys(self._module_ids, 0)
+        self._module_frames_sampled = dict.fromkeys(self._module_ids, 0)
+        self._ages: deque = deque(maxlen=30)  # (learner updates, seconds) of the frames of the last updates
         self._weights_seq_no = 1
         self._weights_ref = None
         self._frames_trained = 0
@@ -252,7 +268,6 @@ class DMC(Algorithm):
         self._recent_returns: deque = deque(maxlen=1000)
         self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
         self._prune_counts = [0, 0]  # ODMC: legal moves seen, moves kept (since the start)
-        self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
 
     # ---- sampling ------------------------------------------------------------------------------
     def _weights(self):
@@ -279,9 +294,10 @@ class DMC(Algorithm):
             timeout = 0.05
 
     def _ingest(self, result: dict) -> None:
+        made_at = time.time()
         for mid, cols in result["batch"].items():
-            self._buffers[mid].append(cols)
-            self._buffered[mid] += len(cols["target"])
+            self._buffers[mid].add(cols, result["weights_seq_no"], made_at)
+            self._module_frames_sampled[mid] += len(cols["target"])
         self._frames_sampled += result["frames"]
         self._episodes += len(result["episodes"])
         self._recent_returns.extend(result["episodes"])
@@ -290,20 +306,6 @@ class DMC(Algorithm):
         if pruning:
             self._prune_counts[0] += pruning[0]
             self._prune_counts[1] += pruning[1]
-
-    def _take(self, mid: str, n: int) -> dict:
-        parts, got = [], 0
-        buf = self._buffers[mid]
-        while got < n:
-            cols = buf.popleft()
-            need = n - got
-            if len(cols["target"]) > need:
-                buf.appendleft({k: v[need:] for k, v in cols.items()})
-                cols = {k: v[:need] for k, v in cols.items()}
-            parts.append(cols)
-            got += len(cols["target"])
-        self._buffered[mid] -= n
-        return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
     # ---- play ------------------------------------------------------------------------------------
     def q_modules(self) -> dict:
@@ -367,22 +369,26 @@ class DMC(Algorithm):
 
     # ---- one iteration ---------------------------------------------------------------------------
     def training_step(self) -> None:
+        """Update every module whose buffer holds a batch, as soon as it does (DouZero's per-position learners),
+        on its newest ``frames_per_update`` frames; sample until one does."""
         cfg = self.config
         n = int(cfg.frames_per_update)
-        module_ids = self._module_ids
         updates = 0
         while updates < cfg.updates_per_iteration:
-            # Every module is updated in each step, on n frames of its own (DouZero: one batch per seat).
-            if any(self._buffered[m] < n for m in module_ids):
+            ready = [m for m in self._module_ids if len(self._buffers[m]) >= n]
+            if not ready:
                 for result in self._collect():
                     self._ingest(result)
                 continue
-            batch = MultiAgentBatch({m: SampleBatch(self._take(m, n)) for m in module_ids},
-                                    env_steps=n * len(module_ids))
+            taken = {m: self._buffers[m].take(n, self._weights_seq_no) for m in ready}
+            batch = MultiAgentBatch({m: SampleBatch(t.columns) for m, t in taken.items()}, env_steps=n * len(ready))
             learner_results = self.learner_group.update(
                 batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self._frames_sampled})
             self.metrics.aggregate(learner_results, key=LEARNER_RESULTS)
-            self._frames_trained += n * len(module_ids)
+            self._frames_trained += n * len(ready)
+            for m, t in taken.items():
+                self._module_updates[m] += 1
+                self._ages.append((t.age_updates, t.age_seconds))
             self._weights_seq_no += 1
             self._weights_ref = None
             updates += 1
@@ -397,6 +403,19 @@ class DMC(Algorithm):
             self.metrics.log_value("pruning_ratio", ratio, reduce=None, window=1)
         if self._lags:
             self.metrics.log_value("weight_lag", float(np.mean(self._lags)), reduce=None, window=1)
+        if self._ages:
+            ages = np.array(self._ages)
+            self.metrics.log_value("data_age_updates", float(ages[:, 0].mean()), reduce=None, window=1)
+            self.metrics.log_value("data_age_s", float(ages[:, 1].mean()), reduce=None, window=1)
+        self.metrics.log_value("frames_dropped", sum(b.dropped for b in self._buffers.values()), reduce=None,
+                               window=1)
+        self.metrics.log_value("buffer_frames", sum(len(b) for b in self._buffers.values()), reduce=None, window=1)
+        self.metrics.log_value("buffer_mb", sum(b.nbytes for b in self._buffers.values()) / 2**20, reduce=None,
+                               window=1)
+        for m, count in self._module_updates.items():
+            self.metrics.log_value(("module_updates", m), count, reduce=None, window=1)
+            self.metrics.log_value(("module_frames_sampled", m), self._module_frames_sampled[m], reduce=None,
+                                   window=1)
         if self._recent_returns:
             for agent in self._recent_returns[0]:
                 mean = float(np.mean([r[agent] for r in self._recent_returns]))

@@ -5,8 +5,8 @@ whole games epsilon-greedily with the current Q-networks; when a game ends, ever
 labelled with that player's final return (Monte-Carlo target, no bootstrapping). This runner keeps
 ``num_envs_per_env_runner`` PettingZoo envs going at once; at each tick it groups the waiting players by module,
 scores every legal move of every waiting game in one forward pass per module, picks epsilon-greedily, and steps.
-Finished games emit compact samples: ``obs`` (uint8, exact for 0/1 features), ``action`` (uint8 card vector) and
-``target`` (float32), per module.
+Finished games emit compact samples per module: ``obs`` (int8, exact for the integer features: 0/1, counts, -1),
+``action`` (uint8 card vector), ``target`` and ``actor_q`` (float32).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from ray.rllib.core import COMPONENT_RL_MODULE
 from ray.rllib.env.env_runner import EnvRunner
 from ray.rllib.utils.checkpoints import Checkpointable
 from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
+
+from cardrl.agents.q_agent import greedy_index
 
 WEIGHTS_SEQ_NO = "weights_seq_no"
 
@@ -35,6 +37,41 @@ def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray]) -> lis
     q = module.score(torch.from_numpy(np.asarray(obs, dtype=np.float32)),
                      torch.from_numpy(np.concatenate(actions).astype(np.float32)), torch.from_numpy(index))
     return np.split(q.cpu().numpy(), np.cumsum(counts)[:-1])
+
+
+class SegmentLabels:
+    """The frames of one game waiting for their Monte-Carlo return, by scoring segment.
+
+    A segment is the episode for DouDiZhu and Big2 (rewards come only at the end) and one deal for GuanDan matches
+    (DanZero labels each deal's samples with that deal's points). The env says how many segments have ended
+    (``segments_done``), what each paid per seat (``segment_payoffs(k)``) and whether those payoffs are final
+    (``segment_payoffs_final``): with DanZero+'s match bonus a GuanDan deal's label, its points plus +-1 for the
+    match's winner, is known only when the match ends, so the deal's frames wait until then. Every seat gets its
+    return, also one that never moved in a segment (a DouDiZhu landlord may go out with one 20-card move).
+    """
+
+    def __init__(self):
+        self.trajectories: dict[str, list] = defaultdict(list)  # agent -> frames of the running segment
+        self.seen = 0  # segments ended
+        self.pending: list[tuple[int, dict[str, list]]] = []  # ended segments whose payoffs are not final yet
+
+    def add(self, agent: str, frame) -> None:
+        self.trajectories[agent].append(frame)
+
+    def after_step(self, env) -> list[tuple[str, list, float]]:
+        """``(agent, frames, return)`` of every seat of every segment whose payoffs became final with this step."""
+        segments = env.segments_done
+        if segments != self.seen:
+            self.pending.append((self.seen, self.trajectories))
+            self.trajectories = defaultdict(list)
+            self.seen = segments
+        out = []
+        if self.pending and env.segment_payoffs_final:
+            for k, trajectories in self.pending:
+                payoffs = env.segment_payoffs(k)
+                out += [(a, trajectories.get(a, []), float(payoffs[seat])) for seat, a in enumerate(env.possible_agents)]
+            self.pending = []
+        return out
 
 
 class DMCEnvRunner(EnvRunner, Checkpointable):
@@ -54,8 +91,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         self.module = config.get_multi_rl_module_spec(inference_only=True).build()
         self.module.foreach_module(lambda mid, m: m.eval())
         self._weights_seq_no = 0
-        self._trajectories = [defaultdict(list) for _ in range(self.num_envs)]
-        self._deals_seen: list = [None] * self.num_envs
+        self._labels = [SegmentLabels() for _ in range(self.num_envs)]
         self._episode_sums: list[dict] = [{} for _ in range(self.num_envs)]
         for i in range(self.num_envs):
             self._reset(i)
@@ -70,8 +106,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
     # ---- sampling ------------------------------------------------------------------------------
     def _reset(self, i: int) -> None:
         self.envs[i].reset(seed=int(self._rng.integers(2**62)))
-        self._trajectories[i] = defaultdict(list)
-        self._deals_seen[i] = getattr(self.envs[i], "deals_done", None)
+        self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
 
     @torch.no_grad()
@@ -121,45 +156,30 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
                 if len(legal) > 1 and self._rng.random() < self.epsilon:
                     j = int(self._rng.integers(len(legal)))
                 else:
-                    j = int(np.argmax(q))
-                self._trajectories[i][agent].append((ob, feats[j], float(q[j])))
+                    game = self.envs[i].game
+                    j = greedy_index(q, lambda g=game, ids=legal: g.move_strength(ids))
+                self._labels[i].add(agent, (ob, feats[j], float(q[j])))
                 frames += self._step(i, agent, int(legal[j]), out)
         return frames
 
     def _step(self, i: int, agent: str, action: int, out) -> int:
-        """Step game ``i``; when a scored segment ends, label its frames with their players' rewards.
-
-        A segment is the episode for DouDiZhu and Big2 (rewards come only at the end) and one deal for GuanDan
-        matches (DanZero labels each deal's samples with that deal's points; the env counts finished deals in
-        ``deals_done``). Every seat gets its reward, also one that never moved in the segment (a DouDiZhu landlord
-        may go out with one 20-card move): it has a return but no frames.
-        """
+        """Step game ``i``; label the frames of every segment whose payoffs became final (:class:`SegmentLabels`)."""
         env = self.envs[i]
         env.step(action)
-        done = all(env.terminations.values()) or all(env.truncations.values())
-        deals = getattr(env, "deals_done", None)
-        segment_end = deals is not None and deals != self._deals_seen[i]
-        if not (done or segment_end):
-            return 0
-        self._deals_seen[i] = deals
         frames = 0
-        returns = {a: float(env.rewards[a]) for a in env.possible_agents}
-        for a, traj in self._trajectories[i].items():
-            if not traj:
+        sums = self._episode_sums[i]
+        for a, trajectory, ret in self._labels[i].after_step(env):
+            sums[a] = sums.get(a, 0.0) + ret
+            if not trajectory:
                 continue
-            mid = self.agent_to_module[a]
-            cols = out[mid]
-            obs = np.stack([t[0] for t in traj])
-            cols["obs"].append(obs.astype(np.int8))  # features are small integers (0/1, counts, -1): exact
-            cols["action"].append(np.stack([t[1] for t in traj]).astype(np.uint8))
-            cols["target"].append(np.full(len(traj), returns[a] * self.target_scale.get(a, 1.0), dtype=np.float32))
-            cols["actor_q"].append(np.array([t[2] for t in traj], dtype=np.float32))
-            frames += len(traj)
-        self._trajectories[i] = defaultdict(list)
-        for a, r in returns.items():
-            self._episode_sums[i][a] = self._episode_sums[i].get(a, 0.0) + r
-        if done:
-            self._episode_returns.append(dict(self._episode_sums[i]))
+            cols = out[self.agent_to_module[a]]
+            cols["obs"].append(np.stack([t[0] for t in trajectory]).astype(np.int8))  # small ints: 0/1, counts, -1
+            cols["action"].append(np.stack([t[1] for t in trajectory]).astype(np.uint8))
+            cols["target"].append(np.full(len(trajectory), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
+            cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
+            frames += len(trajectory)
+        if all(env.terminations.values()) or all(env.truncations.values()):
+            self._episode_returns.append(dict(sums))
             self._episodes_done += 1
             self._reset(i)
         return frames

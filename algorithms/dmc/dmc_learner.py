@@ -58,7 +58,10 @@ def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") ->
 
 
 def actor_q_clipped_loss(q: torch.Tensor, target: torch.Tensor, actor_q: torch.Tensor, clip: float) -> torch.Tensor:
-    """DanZero's learner preprocessing (Lu et al. 2023, section IV-B2, eqs. 1-3) in our reading.
+    """DanZero's learner preprocessing (Lu et al. 2023, section IV-B2, eqs. 1-3) in our own reading: not DanZero's
+    published form. DanZero's public code regresses a clipped ratio clip(Q_old / Q, 0.35, 1.65) onto the return
+    (likely a bug), DanZero+ turned the clip off, and OADMCDou's ratio clip (eq. 2-5) is the coherent published
+    form (docs/papers.md, "Readings").
 
     The paper's text describes the preprocessing (the actor's Q(s, a), the learner's Q(s, a), a clip with
     hyperparameter lambda, "removing samples with a large distribution difference against the model on the learner

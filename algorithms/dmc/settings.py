@@ -69,6 +69,9 @@ class DMCSettings:
     grad_clip: float = option(40.0, "gradient clipping by global norm, per module (DouZero: 40)", type=float)
     frames_per_update: int = option(3200, "frames per learner update of each module (DouZero: 32 unrolls x 100)",
                                     type=int)
+    buffer_frames: int | None = option(None, "frames each module's buffer holds at most: updates train on the "
+                                             "newest, the oldest beyond this are dropped (default: 2 x "
+                                             "frames-per-update)", type=int)
     q_model: str | None = option(None, "Q-network: douzero_lstm (DouZero's LSTM + 5x512) or mlp (DanZero's "
                                        "4x512 tanh) (default: the game's: douzero_lstm for doudizhu and big2, mlp "
                                        "for guandan)", choices=Q_MODELS, flag="model")

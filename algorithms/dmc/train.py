@@ -43,6 +43,20 @@ def build_config(args):
     return config
 
 
+# What each progress record keeps of DMC's data path (docs/architecture.md): the age of the frames each update trains
+# on, the frames dropped by the bounded buffers and what they hold.
+DATA_METRICS = ("data_age_updates", "data_age_s", "frames_dropped", "buffer_frames", "buffer_mb")
+
+
+def _rss_mb() -> float:
+    """The driver's resident memory in MB (Linux; 0 where /proc is absent)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return round(int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20, 1)
+    except (OSError, ValueError):
+        return 0.0
+
+
 def default_run_dir(game: str, algo: str = "dmc") -> str:
     """``runs/<algo>_<game>``: each game and algorithm has its own run directory unless ``--out`` says otherwise."""
     return f"runs/{algo}_{game}"
@@ -95,10 +109,13 @@ def run_training(args) -> int:
                       "frames_trained": frames, "frames_per_s": round(result.get("frames_trained_per_s", 0), 1),
                       "episodes": int(result.get("episodes", 0)), "weight_lag": result.get("weight_lag"),
                       "losses": {m: float(s["q_loss"]) for m, s in result.get("learners", {}).items()
-                                 if isinstance(s, dict) and "q_loss" in s}}
+                                 if isinstance(s, dict) and "q_loss" in s},
+                      **{k: result.get(k) for k in DATA_METRICS}, "driver_rss_mb": _rss_mb()}
             line = (f"[{now - start:7.1f}s] iter {record['iteration']:4d} | frames {frames:,} "
                     f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
-                    f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f}")
+                    f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f} | data age "
+                    f"{record['data_age_updates'] or 0:.1f} upd {record['data_age_s'] or 0:.1f}s | buffers "
+                    f"{record['buffer_mb'] or 0:.1f} MB")
             if result.get("pruning_ratio") is not None:
                 record["pruning_ratio"] = float(result["pruning_ratio"])
                 line += f" | pruned {100 * record['pruning_ratio']:.1f}%"
@@ -172,6 +189,9 @@ def _log_scalars(writer, record: dict, step: int) -> None:
     writer.add_scalar("dmc/episodes", record["episodes"], step)
     if record.get("weight_lag") is not None:
         writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
+    for key in (*DATA_METRICS, "driver_rss_mb"):
+        if record.get(key) is not None:
+            writer.add_scalar(f"dmc/{key}", record[key], step)
     for mid, loss in record["losses"].items():
         writer.add_scalar(f"loss/{mid}", loss, step)
     for spec, ev in record.get("eval", {}).items():

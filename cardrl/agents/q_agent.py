@@ -10,7 +10,7 @@ and a ``net`` describing its input sizes plays (cardrl's DMC Q-modules do). torc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -20,10 +20,22 @@ from cardrl.games.registry import get_game
 
 __all__ = ["QAgent", "check_modules_fit", "greedy_index"]
 
+TIE_TOLERANCE = 1e-6  # relative: Q-values this close count as equal (moves with equal features)
 
-def greedy_index(q: np.ndarray) -> int:
-    """The index of the highest Q (the first of equal maxima)."""
-    return int(np.argmax(q))
+
+def greedy_index(q: np.ndarray, strength: Callable[[], np.ndarray] | np.ndarray | None = None) -> int:
+    """The index of the highest Q. Among (near-)equal maxima, e.g. moves whose features are identical (a GuanDan
+    wild card used two ways), the one of highest ``strength`` (the engine's ``move_strength`` of the candidates,
+    or a function giving it, called only when there is a tie); then the first."""
+    q = np.asarray(q)
+    best = int(np.argmax(q))
+    if strength is None:
+        return best
+    tied = np.flatnonzero(q >= q[best] - TIE_TOLERANCE * max(1.0, abs(float(q[best]))))
+    if len(tied) == 1:
+        return best
+    key = np.asarray(strength() if callable(strength) else strength)
+    return int(tied[np.argmax(key[tied])])
 
 
 def check_modules_fit(modules: Mapping[str, Any], features: FeatureEncoder, agents: tuple[str, ...],
@@ -51,7 +63,7 @@ class QAgent(Agent):
 
     ``modules`` maps each of the game's agent names to a Q-module (DouDiZhu: one per role; Big2 and GuanDan: the same
     shared module for every seat); ``features`` names the game's encoder (default: the game's). Deterministic given
-    the view; ties go to the first legal move (:func:`greedy_index`).
+    the view; ties go to the stronger move (the view's ``move_strength``), then the first (:func:`greedy_index`).
     """
 
     name = "dmc"
@@ -85,4 +97,5 @@ class QAgent(Agent):
             raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
         if len(legal) == 1:
             return int(legal[0])
-        return int(legal[greedy_index(self.q_values(view, legal))])
+        strength = getattr(view, "move_strength", None)
+        return int(legal[greedy_index(self.q_values(view, legal), strength and (lambda: strength(legal)))])

@@ -4,7 +4,7 @@
 trained side as landlord, then as the two peasants; Big2: in each seat against three baselines; GuanDan: each team,
 single deals) with ``batch`` games in lock-step, so that at every tick the trained side's waiting positions are
 scored in one call of ``score(agent, obs, actions)`` (a DMC Q-network's batched forward pass, any batched policy).
-The trained side plays greedily (:func:`~cardrl.agents.q_agent.greedy_index`). This is what periodic evaluation
+The trained side plays greedily (:func:`~cardrl.agents.q_agent.greedy_index`: ties to the stronger move). This is what periodic evaluation
 during training runs; single games and tournaments between agents are :mod:`cardrl.eval.tournament`'s.
 
 Each game of the batch has its own baseline agent, reset with the deal's seed as it starts (the same seed for every
@@ -31,14 +31,15 @@ Scorer = Callable[[str, np.ndarray, "list[np.ndarray]"], "list[np.ndarray]"]
 
 def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str = "doudizhu", deals: int = 200,
                     seed: int = 0, options: Mapping[str, Any] | None = None, features: str | None = None,
-                    batch: int = 64) -> dict[str, float]:
+                    batch: int = 64, per_deal: bool = False) -> dict[str, Any]:
     """Greedy play by ``score`` against ``baseline`` on the same seeded deals, every arrangement (module docstring).
 
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
     tournament plays single deals), ``features`` the encoder the scorer reads (default: the game's). A game's
     score is the sum of the protocol's scored seats' payoffs (DouDiZhu: team points, the unit of DouZero's
     ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement label, their mean
-    ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals.
+    ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals (``per_deal=True`` adds the per-deal samples
+    as ``per_deal``, e.g. to pool several runs).
     """
     protocol = protocol_for(game)
     spec = protocol.spec
@@ -82,7 +83,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
             obs = np.stack([encoder.encode(engines[i], seat) for i, _ in items])
             q_lists = score(agent, obs, [encoder.action_features(engines[i], legal) for i, legal in items])
             for (i, legal), q in zip(items, q_lists):
-                engines[i].step(int(legal[greedy_index(q)]))
+                engines[i].step(int(legal[greedy_index(q, lambda e=engines[i], ids=legal: e.move_strength(ids))]))
         for i, (d, k) in list(running.items()):
             if engines[i].is_over:
                 scores[d, k] = protocol.score_a(engines[i].payoffs(protocol.reward), k)
@@ -92,4 +93,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     pair = scores.mean(axis=1)
     low, high = mean_interval(pair)
     out = {label: float(scores[:, k].mean()) for k, label in enumerate(protocol.labels)}
-    return {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
+    out = {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
+    if per_deal:
+        out["per_deal"] = pair.tolist()
+    return out

@@ -264,3 +264,35 @@ class DanZeroFeatures(FeatureEncoder):
         if obs.ndim == 0 or obs.shape[-1] != STATE_DIM:
             raise ValueError(f"a danzero_v1 state has {STATE_DIM} values in its last axis, got shape {obs.shape}")
         return {name: obs[..., s] for name, s in SLICES.items()}
+
+
+NUM_MOVE_CATEGORIES = 13  # Category.PASS .. Category.RETURN
+NUM_MOVE_RANKS = 17  # Move.rank -1 (pass) .. 15 (red joker)
+
+
+class DanZeroKeyedFeatures(DanZeroFeatures):
+    """DanZero's features with an action vector that tells apart moves playing the same cards (``danzero_keyed_v1``).
+
+    DanZero's 54-dim action vector gives the same features to the same cards used two ways (with a heart wild,
+    straight 2-6 and straight 3-7 from one hand; a same-suit run as a straight or a straight flush), so a Q-network
+    cannot prefer one. Here the action is ``[54 card counts | category one-hot (13) | rank one-hot (17)]`` (84
+    values); the state is DanZero's 513. An option beyond the papers (register name ``"danzero_keyed"``); the
+    default ``"danzero"`` keeps DanZero's 567-dim input.
+    """
+
+    name = "danzero_keyed_v1"
+    action_dim = NUM_KINDS + NUM_MOVE_CATEGORIES + NUM_MOVE_RANKS
+    ACTION_DIM = action_dim
+
+    def action_features(self, source, ids) -> np.ndarray:
+        """``(n, 84)`` float32: card counts, category and rank one-hots of action ids (``source``: engine or view)."""
+        from cardrl.features.base import check_action_ids
+
+        ids = check_action_ids(ids)
+        keys = source.move_keys(ids)
+        out = np.zeros((len(ids), self.action_dim), dtype=np.float32)
+        out[:, :NUM_KINDS] = source.move_cards(ids)
+        rows = np.arange(len(ids))
+        out[rows, NUM_KINDS + keys[:, 0]] = 1.0
+        out[rows, NUM_KINDS + NUM_MOVE_CATEGORIES + keys[:, 1] + 1] = 1.0
+        return out

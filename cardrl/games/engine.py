@@ -134,6 +134,12 @@ class Engine(ABC):
     def move_string(self, action: int) -> str:
         """A readable name of an action id (e.g. ``"33344"``, ``"pass"``)."""
 
+    def move_strength(self, ids) -> np.ndarray:
+        """A tie-break key per action id, higher for the stronger move, for argmax over moves whose features (and so
+        Q-values) are equal. Default: all equal (the first of the tied moves is taken); GuanDan ranks a wild card's
+        uses."""
+        return np.zeros(len(np.asarray(ids).reshape(-1)), dtype=np.int64)
+
     @abstractmethod
     def cards_held(self) -> np.ndarray:
         """``(num_players, 54)`` card counts in each hand."""

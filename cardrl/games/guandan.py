@@ -46,8 +46,8 @@ import numpy as np
 
 from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
 from cardrl.games.guandan_moves import (
-    BLACK_JOKER, DECK, HEARTS, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name, cards_to_string,
-    check_level, legal_moves, move_to_string, power)
+    BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name,
+    cards_to_string, check_level, legal_moves, move_to_string, power)
 from cardrl.games.guandan_table import (
     NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, decision_move, level_table)
 
@@ -383,6 +383,15 @@ class GuanDanGame(Engine):
     def move_string(self, action: int) -> str:
         return move_to_string(self.move_of(action))
 
+    def move_keys(self, ids) -> np.ndarray:
+        """``(n, 2)`` ``(category, rank)`` of action ids at the current level: what tells apart moves that play the
+        same cards."""
+        return _move_keys(self.level, ids)
+
+    def move_strength(self, ids) -> np.ndarray:
+        """Tie-break key of action ids (higher: stronger; see :func:`_move_strength`)."""
+        return _move_strength(self.level, ids)
+
     def cards_held(self) -> np.ndarray:
         return self.hands.astype(np.int64)
 
@@ -600,6 +609,39 @@ class GuanDanGame(Engine):
         return "\n".join(lines)
 
 
+_KIND_CATEGORIES = [int(c) for c in (Category.SINGLE, Category.PAIR, Category.TRIO, Category.THREE_WITH_TWO,
+                                     Category.BOMB)]
+_BOMBS = [int(c) for c in (Category.BOMB, Category.STRAIGHT_FLUSH, Category.JOKER_BOMB)]
+
+
+def _move_keys(level: int, ids) -> np.ndarray:
+    """``(n, 2)`` int64 ``(category, rank)`` of action ids at ``level`` (the ``Move`` fields; tribute / return ids:
+    their category and the card's single rank)."""
+    ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+    out = np.zeros((len(ids), 2), dtype=np.int64)
+    special = ids < NUM_SPECIAL
+    if special.any():
+        kinds = ids[special] % NUM_KINDS
+        out[special, 0] = np.where(ids[special] < RETURN_BASE, int(TRIBUTE), int(RETURN))
+        out[special, 1] = np.where(kinds < 52, kinds // 4, kinds - 38)
+    if not special.all():
+        table = level_table(level)
+        rest = ids[~special] - NUM_SPECIAL
+        out[~special, 0] = table.categories_of(rest)
+        out[~special, 1] = table.ranks_of(rest)
+    return out
+
+
+def _move_strength(level: int, ids) -> np.ndarray:
+    """How strong each move is, to break ties between moves that play the same cards (a wild card used two ways):
+    a bomb above a non-bomb, then the higher power (the level rank above A for singles to bombs; the start of a
+    sequence)."""
+    keys = _move_keys(level, ids)
+    category, rank = keys[:, 0], keys[:, 1]
+    power = np.where(np.isin(category, _KIND_CATEGORIES) & (rank == level), LEVEL_POWER, rank)
+    return np.isin(category, _BOMBS) * 100 + power
+
+
 def _move_cards(level: int, ids) -> np.ndarray:
     """``(n, 54)`` int8 card counts of action ids at ``level`` (tribute / return ids: their one card)."""
     ids = np.asarray(ids, dtype=np.int64).reshape(-1)
@@ -671,3 +713,9 @@ class GuanDanView:
     def move_cards(self, ids) -> np.ndarray:
         """``(n, 54)`` int8 card counts of action ids at the view's level."""
         return _move_cards(self.level, ids)
+
+    def move_keys(self, ids) -> np.ndarray:
+        return _move_keys(self.level, ids)
+
+    def move_strength(self, ids) -> np.ndarray:
+        return _move_strength(self.level, ids)

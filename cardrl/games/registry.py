@@ -250,7 +250,8 @@ register_game(GameSpec(
                           reward="adp", win_reward="wp", required_options={"bidding": False}),
     module_mapping="per_agent", q_model="douzero_lstm", target_scale={"landlord": 0.5},
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=54 / 3,
-    agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options"},
+    agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
+                 "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},
     env="cardrl.envs.doudizhu_v0", peers=("douzero", "rlcard", "open_spiel"),
 ))
 register_game(GameSpec(
@@ -273,7 +274,8 @@ register_game(GameSpec(
     agents=("player_0", "player_1", "player_2", "player_3"),
     rule_options={"match": True, "level": 0, "a_level_attempts": 3, "return_level_card": False,
                   "match_bonus": False, "tribute_decisions": False, "max_deals": None},
-    features={"danzero": "cardrl.features.danzero:DanZeroFeatures"},
+    features={"danzero": "cardrl.features.danzero:DanZeroFeatures",
+              "danzero_keyed": "cardrl.features.danzero:DanZeroKeyedFeatures"},
     protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"), scored=((0,), (1,)),
                           deal_options={"match": False}, unit="match"),
     module_mapping="shared", q_model="mlp",

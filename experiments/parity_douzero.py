@@ -1,0 +1,281 @@
+"""Learning parity with DouZero per frame: our DMC and DouZero's own trainer, the same frames, the same evaluation.
+
+Three steps, each resumable (results are files under ``--out``):
+
+1. ``train``: a trainer (``ours``: cardrl's DMC with DouZero's settings, 1 env runner x 64 games; ``douzero``: the
+   ``douzero`` package's trainer, 1 actor on CPU, its defaults) runs to ``--frames`` and leaves the three
+   Q-networks at each checkpoint frame count in DouZero's file format
+   (``<out>/<trainer>_seed<S>/<frames>/{landlord,landlord_down,landlord_up}.ckpt``). DouZero's trainer saves by
+   time; here its save interval is driven by the frames it has logged, so it saves at the first check (every 5 s,
+   about 2,000 frames) after each checkpoint frame count; the frames actually reached are recorded.
+2. ``evaluate``: every checkpoint is loaded into cardrl's Q-modules (DouZero's networks load as they are) and
+   played greedily against random play and RLCard's rule agent on the same seeded deals, sides swapped
+   (:func:`cardrl.eval.lockstep.evaluate_scorer`: team points, DouZero's ``evaluate.py`` unit).
+3. ``report``: the curves side by side: per frame count, each run's ADP with its 95% interval, and per trainer the
+   mean over seeds with the interval of the pooled per-deal samples.
+
+Run: ``python experiments/parity_douzero.py all --seeds 1 2 3 --frames 2000000`` (about 25 min per run of ours
+and 90 min per run of DouZero's on 2 cores, plus evaluation), or the steps one by one, e.g.
+``python experiments/parity_douzero.py train --trainer douzero --seed 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROLES = ("landlord", "landlord_down", "landlord_up")
+CHECKPOINTS = (250_000, 500_000, 1_000_000, 1_500_000, 2_000_000)
+BASELINES = ("random", "rlcard")
+
+
+def run_dir(out: Path, trainer: str, seed: int) -> Path:
+    return out / f"{trainer}_seed{seed}"
+
+
+# ---- training: ours ------------------------------------------------------------------------------------------------
+def train_ours(out: Path, seed: int, frames: int, checkpoints: list[int]) -> None:
+    import ray
+    import torch
+
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    root = run_dir(out, "ours", seed)
+    todo = [c for c in checkpoints if c <= frames and not (root / str(c) / "reached.json").is_file()]
+    if not todo:
+        print(f"ours seed {seed}: every checkpoint is there", flush=True)
+        return
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    config = (DMCConfig().game("doudizhu")
+              .env_runners(num_env_runners=1, num_envs_per_env_runner=64)
+              .debugging(seed=seed))
+    algo = config.build_algo()
+    start = time.time()
+    try:
+        trained = 0
+        for target in todo:
+            while trained < target:
+                result = algo.train()
+                trained = int(result["frames_trained"])
+            modules = algo.q_modules()
+            folder = root / str(target)
+            folder.mkdir(parents=True, exist_ok=True)
+            for role in ROLES:
+                torch.save(modules[role].state_dict(), folder / f"{role}.ckpt")
+            (folder / "reached.json").write_text(json.dumps({"frames": trained, "seconds": time.time() - start,
+                                                             "data_age_updates": result.get("data_age_updates"),
+                                                             "frames_dropped": result.get("frames_dropped")}))
+            print(f"ours seed {seed}: checkpoint at {trained:,} frames ({time.time() - start:.0f} s)", flush=True)
+    finally:
+        algo.stop()
+        ray.shutdown()
+
+
+# ---- training: DouZero's trainer -------------------------------------------------------------------------------------
+class DouZeroFlags(argparse.Namespace):
+    """DouZero's flags, whose ``save_interval`` is 0 (save now) once the frames its trainer logged passed the next
+    checkpoint (``pending``, in the trainer's process only), else too long to come."""
+
+    pending: list[int] = []
+    logs: Path | None = None
+
+    @property
+    def save_interval(self):
+        if DouZeroFlags.pending and _logged_frames(DouZeroFlags.logs) >= DouZeroFlags.pending[0]:
+            DouZeroFlags.pending.pop(0)
+            return 0.0
+        return 1e9
+
+    @save_interval.setter
+    def save_interval(self, value):
+        pass
+
+
+def _douzero_child(savedir: str, seed: int, frames: int, checkpoints: list[int]) -> None:
+    """Body of the child process: DouZero's ``train(flags)`` with its save interval driven by logged frames."""
+    import torch
+
+    from douzero.dmc.arguments import parser
+    from douzero.dmc.dmc import train
+
+    torch.manual_seed(seed)
+    np.random.seed(seed)
+    DouZeroFlags.logs = Path(savedir) / "parity" / "logs.csv"
+    DouZeroFlags.pending = sorted(checkpoints)
+    flags = parser.parse_args(["--actor_device_cpu", "--training_device", "cpu", "--num_actors", "1",
+                               "--xpid", "parity", "--savedir", savedir, "--total_frames", str(frames + 200_000)],
+                              namespace=DouZeroFlags())
+    train(flags)
+
+
+def _logged_frames(logs: Path | None) -> int:
+    """The last frame count DouZero's trainer logged (its logs.csv: one line per learner step)."""
+    if logs is None or not logs.is_file():
+        return 0
+    with logs.open("rb") as f:
+        f.seek(0, os.SEEK_END)
+        f.seek(max(0, f.tell() - 4096))
+        lines = f.read().decode(errors="ignore").splitlines()
+    header = logs.open().readline().strip().lstrip("# ").split(",")  # its first line: "# frames,..."
+    if "frames" not in header:
+        return 0
+    col = header.index("frames")
+    for line in reversed(lines):
+        parts = line.split(",")
+        if len(parts) == len(header) and parts[col].strip().isdigit():
+            return int(parts[col])
+    return 0
+
+
+def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> None:
+    root = run_dir(out, "douzero", seed)
+    todo = [c for c in checkpoints if c <= frames and not (root / str(c) / "reached.json").is_file()]
+    if not todo:
+        print(f"douzero seed {seed}: every checkpoint is there", flush=True)
+        return
+    savedir = root / "trainer"
+    shutil.rmtree(savedir, ignore_errors=True)
+    savedir.mkdir(parents=True)
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    start = time.time()
+    cmd = [sys.executable, __file__, "_douzero_child", "--savedir", str(savedir), "--seed", str(seed),
+           "--frames", str(frames), "--checkpoints", *map(str, todo)]
+    weights = savedir / "parity"
+
+    def saved() -> list[int]:
+        return sorted({int(p.stem.rsplit("_", 1)[1]) for p in weights.glob("landlord_up_weights_*.ckpt")})
+
+    # DouZero's trainer does not exit by itself once done (its actor processes keep it alive): stop it when every
+    # checkpoint is on disk.
+    with (root / "trainer.log").open("w") as log:
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            while proc.poll() is None and not (saved() and saved()[-1] >= max(todo)):
+                time.sleep(10)
+            time.sleep(10)  # let the last weight files be written
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGTERM)
+                try:
+                    proc.wait(30)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+    if not saved() or saved()[-1] < max(todo):
+        raise RuntimeError(f"DouZero's trainer stopped (exit {proc.returncode}) before {max(todo)} frames; see "
+                           f"{root / 'trainer.log'}")
+    saved = saved()
+    for target in todo:
+        reached = next((f for f in saved if f >= target), None)
+        if reached is None:
+            raise RuntimeError(f"DouZero's trainer left no checkpoint at or after {target} frames (saved: {saved})")
+        folder = root / str(target)
+        folder.mkdir(parents=True, exist_ok=True)
+        for role in ROLES:
+            shutil.copy(weights / f"{role}_weights_{reached}.ckpt", folder / f"{role}.ckpt")
+        (folder / "reached.json").write_text(json.dumps({"frames": reached, "seconds": time.time() - start}))
+        print(f"douzero seed {seed}: checkpoint at {reached:,} frames", flush=True)
+    shutil.rmtree(weights, ignore_errors=True)  # model.tar and the other weights: not needed
+
+
+# ---- evaluation ------------------------------------------------------------------------------------------------------
+def evaluate(out: Path, deals: int, eval_seed: int) -> None:
+    import torch
+
+    from cardrl.agents.rlcard_rule import RLCardRuleAgent
+    from cardrl.agents.random_agent import RandomAgent
+    from cardrl.algorithms.dmc.checkpoints import load_douzero_checkpoints
+    from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
+    from cardrl.eval.lockstep import evaluate_scorer
+
+    torch.set_num_threads(1)
+    baselines = {"random": lambda slot: RandomAgent(11), "rlcard": lambda slot: RLCardRuleAgent(13)}
+    for folder in sorted(out.glob("*_seed*/*")):
+        if not (folder / "reached.json").is_file():
+            continue
+        result_file = folder / f"eval_{deals}_{eval_seed}.json"
+        if result_file.is_file():
+            continue
+        modules = load_douzero_checkpoints(folder)
+        score = (lambda m: (lambda agent, obs, actions: score_legal_moves(m[agent], obs, actions)))(modules)
+        results = {}
+        for name, make in baselines.items():
+            start = time.time()
+            results[name] = evaluate_scorer(score, make, "doudizhu", deals=deals, seed=eval_seed, per_deal=True)
+            print(f"{folder.relative_to(out)} vs {name}: {results[name]['adp']:+.2f} "
+                  f"[{results[name]['adp_low']:+.2f}, {results[name]['adp_high']:+.2f}] ({time.time() - start:.0f} s)",
+                  flush=True)
+        result_file.write_text(json.dumps(results))
+
+
+# ---- report ----------------------------------------------------------------------------------------------------------
+def report(out: Path, deals: int, eval_seed: int) -> str:
+    from cardrl.eval.stats import mean_interval
+
+    rows: dict[tuple[str, int], dict] = {}
+    for result_file in sorted(out.glob(f"*_seed*/*/eval_{deals}_{eval_seed}.json")):
+        folder = result_file.parent
+        trainer, seed = folder.parent.name.rsplit("_seed", 1)
+        reached = json.loads((folder / "reached.json").read_text())["frames"]
+        rows[(trainer, int(seed), int(folder.name))] = {"reached": reached, **json.loads(result_file.read_text())}
+    lines = [f"DMC learning parity, DouDiZhu: ADP (team points, sides swapped, {deals} deals, seed {eval_seed}) "
+             f"against each baseline; 95% t-intervals", ""]
+    for baseline in BASELINES:
+        lines += [f"against {baseline}:", "",
+                  "| frames | trainer | runs: ADP [95% interval] | mean over runs [95% interval of pooled deals] |",
+                  "|---:|---|---|---|"]
+        for target in sorted({k[2] for k in rows}):
+            for trainer in ("douzero", "ours"):
+                runs = [(k[1], rows[k]) for k in sorted(rows) if k[0] == trainer and k[2] == target]
+                if not runs:
+                    continue
+                cells = [f"s{s} {r[baseline]['adp']:+.2f} [{r[baseline]['adp_low']:+.2f}, "
+                         f"{r[baseline]['adp_high']:+.2f}] @{r['reached'] / 1e6:.2f}M" for s, r in runs]
+                pooled = np.concatenate([r[baseline]["per_deal"] for _, r in runs])
+                lo, hi = mean_interval(pooled)
+                lines.append(f"| {target / 1e6:.2f}M | {trainer} | {'; '.join(cells)} | {pooled.mean():+.2f} "
+                             f"[{lo:+.2f}, {hi:+.2f}] |")
+        lines.append("")
+    text = "\n".join(lines)
+    (out / f"report_{deals}_{eval_seed}.md").write_text(text + "\n")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("step", choices=["train", "evaluate", "report", "all", "_douzero_child"])
+    parser.add_argument("--trainer", choices=["ours", "douzero"], nargs="+", default=["ours", "douzero"])
+    parser.add_argument("--seeds", "--seed", type=int, nargs="+", default=[1, 2, 3], dest="seeds")
+    parser.add_argument("--frames", type=int, default=2_000_000)
+    parser.add_argument("--checkpoints", type=int, nargs="+", default=list(CHECKPOINTS))
+    parser.add_argument("--out", default="runs/parity_douzero")
+    parser.add_argument("--deals", type=int, default=1000, help="evaluation deals (each played with sides swapped)")
+    parser.add_argument("--eval-seed", type=int, default=2024)
+    parser.add_argument("--savedir", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.step == "_douzero_child":
+        _douzero_child(args.savedir, args.seeds[0], args.frames, args.checkpoints)
+        return 0
+    out = Path(args.out)
+    if args.step in ("train", "all"):
+        for seed in args.seeds:
+            for trainer in args.trainer:
+                (train_ours if trainer == "ours" else train_douzero)(out, seed, args.frames, args.checkpoints)
+    if args.step in ("evaluate", "all"):
+        evaluate(out, args.deals, args.eval_seed)
+    if args.step in ("report", "all"):
+        print(report(out, args.deals, args.eval_seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
