@@ -2,7 +2,7 @@
 
 One shared MLP Q-network (4 x 512 tanh) over DanZero's 513-dim state + 54-dim action, RMSprop lr 1e-3 on batches of
 32,768 samples (DanZero+ Table IV), the actor-Q clip of their learner (lambda 0.65; see
-cardrl.algorithms.dmc.dmc_learner.actor_q_clipped_loss for our reading),
+cardrl.algorithms.dmc.admc: OADMCDou's ratio clip, the form of DanZero's code, with gamma = 0.65),
 whole matches as episodes with every deal's samples labelled by that deal's +3/+2/+1 points. Runs on whatever Ray
 it finds, else an embedded local one:
 
@@ -19,6 +19,6 @@ import sys
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--actor-q-clip", "0.65",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--q-clip", "admc", "--admc-gamma", "0.65",
                    "--frames-per-update", "32768",
                    "--out", "runs/danzero_guandan", *sys.argv[1:]]))

@@ -17,6 +17,6 @@ import sys
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--actor-q-clip", "0.65",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--q-clip", "admc", "--admc-gamma", "0.65",
                    "--frames-per-update", "32768", "--prune", "mcs",
                    "--out", "runs/odmc_guandan", *sys.argv[1:]]))

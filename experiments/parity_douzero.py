@@ -50,10 +50,10 @@ def train_ours(out: Path, seed: int, frames: int, checkpoints: list[int]) -> Non
     from cardrl.algorithms.dmc.dmc import DMCConfig
 
     root = run_dir(out, "ours", seed)
-    todo = [c for c in checkpoints if c <= frames and not (root / str(c) / "reached.json").is_file()]
-    if not todo:
+    todo = [c for c in checkpoints if c <= frames]
+    if all((root / str(c) / "reached.json").is_file() for c in todo):
         print(f"ours seed {seed}: every checkpoint is there", flush=True)
-        return
+        return  # a run is all or nothing: an interrupted one starts over (its checkpoints are one run's)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     config = (DMCConfig().game("doudizhu")
               .env_runners(num_env_runners=1, num_envs_per_env_runner=64)
@@ -138,10 +138,10 @@ def _logged_frames(logs: Path | None) -> int:
 
 def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> None:
     root = run_dir(out, "douzero", seed)
-    todo = [c for c in checkpoints if c <= frames and not (root / str(c) / "reached.json").is_file()]
-    if not todo:
+    todo = [c for c in checkpoints if c <= frames]
+    if all((root / str(c) / "reached.json").is_file() for c in todo):
         print(f"douzero seed {seed}: every checkpoint is there", flush=True)
-        return
+        return  # a run is all or nothing: an interrupted one starts over (its checkpoints are one run's)
     savedir = root / "trainer"
     shutil.rmtree(savedir, ignore_errors=True)
     savedir.mkdir(parents=True)

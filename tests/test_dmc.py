@@ -160,7 +160,7 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     env._legal = None
     move = env.table.id_of("3334445556667779TJQK")
     assert move in env.legal_moves()
-    runner._labels[0].add("landlord", (env.observation_vector("landlord"), env.action_features([move])[0], 0.0))
+    runner._labels[0].add("landlord", (env.observation_vector("landlord"), env.action_features([move])[0], 0.0, {}))
     out = defaultdict(lambda: defaultdict(list))
     assert runner._step(0, "landlord", move, out) == 1
     assert runner._episode_returns[-1] == {"landlord": 2.0, "landlord_down": -1.0, "landlord_up": -1.0}
@@ -187,7 +187,7 @@ def test_tune_sweep_example_runs_trials(ray_local, tmp_path, capsys):
 
 def test_q_model_defaults_per_game_and_a_contradiction_is_refused():
     assert DMCConfig().game("doudizhu").q_model == "douzero_lstm"
-    assert DMCConfig().game("big2").q_model == "douzero_lstm"
+    assert DMCConfig().game("big2").q_model == "luo_tan"  # the unified features' default (Luo & Tan, Table 3)
     assert DMCConfig().game("guandan").q_model == "mlp"
     assert DMCConfig().training(q_model="mlp").game("doudizhu").q_model == "mlp"  # the user's choice stays
     with pytest.raises(ValueError, match="q_model='douzero_lstm' needs move-history features; guandan's danzero_v1 features have none"):
@@ -303,20 +303,15 @@ def test_big2_trains_one_shared_network_checkpoints_and_restores(ray_local, tmp_
         restored.stop()
 
 
-def test_actor_q_clip_loss_matches_its_definition_and_trains(ray_local):
-    from cardrl.algorithms.dmc.dmc_learner import actor_q_clipped_loss, dmc_mse_loss
-
-    q = torch.tensor([0.0, 1.0, 3.0, -2.0])
-    target = torch.tensor([1.0, 1.0, 0.0, 0.0])
-    actor_q = torch.tensor([0.0, 0.0, 0.0, 0.0])
-    # clipped Q = actor + clip(q - actor, -0.65, 0.65) = [0, 0.65, 0.65, -0.65]
-    want = torch.mean(torch.maximum((q - target) ** 2, (torch.tensor([0.0, 0.65, 0.65, -0.65]) - target) ** 2))
-    assert torch.isclose(actor_q_clipped_loss(q, target, actor_q, 0.65), want)
-    # with the learner at the actor's value the clip changes nothing
-    assert torch.isclose(actor_q_clipped_loss(q, target, q, 0.65), dmc_mse_loss(q, target))
-    with pytest.raises(ValueError, match="actor_q_clip"):
-        DMCConfig().training(actor_q_clip=-1).validate()
-    algo = small_config(actor_q_clip=0.65).build_algo()
+def test_deprecated_actor_q_clip_becomes_admc_and_trains(ray_local):
+    """``actor_q_clip=lambda`` (our earlier reading of DanZero) now means OADMCDou's ratio clip with gamma=lambda."""
+    with pytest.warns(DeprecationWarning, match="q_clip='admc', admc_gamma=0.65"):
+        config = small_config(actor_q_clip=0.65)
+    assert (config.q_clip, config.admc_gamma) == ("admc", 0.65)
+    with pytest.raises(ValueError, match="admc_gamma=-1 must be a number > 0"):
+        with pytest.warns(DeprecationWarning):
+            DMCConfig().training(actor_q_clip=-1).validate()
+    algo = config.build_algo()
     try:
         result = algo.train()
         assert all(np.isfinite(float(s["q_loss"])) for m, s in result["learners"].items() if m in ROLES)
@@ -333,7 +328,7 @@ def test_guandan_dmc_labels_each_deal_with_its_points_and_trains(ray_local):
 
     config = (DMCConfig().game("guandan", max_deals=3)
               .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
-              .training(q_model="mlp", lr=1e-3, frames_per_update=128, actor_q_clip=0.65)
+              .training(q_model="mlp", lr=1e-3, frames_per_update=128, q_clip="admc", admc_gamma=0.65)
               .debugging(seed=5))
     runner = DMCEnvRunner(config=config, worker_index=1)
     out = defaultdict(lambda: defaultdict(list))

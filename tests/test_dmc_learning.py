@@ -88,7 +88,7 @@ def test_short_danzero_run_beats_random(ray_local):
     95% interval above 0)."""
     config = (DMCConfig().game("guandan")
               .env_runners(num_env_runners=1, num_envs_per_env_runner=64)
-              .training(q_model="mlp", lr=1e-4, actor_q_clip=0.65)
+              .training(q_model="mlp", lr=1e-4, q_clip="admc", admc_gamma=0.65)
               .debugging(seed=0))
     algo = config.build_algo()
     start = time.time()

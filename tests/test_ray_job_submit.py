@@ -1,8 +1,6 @@
 """`ray job submit` against a real `ray start --head` on loopback runs a DMC training job to its checkpoint."""
 
 import os
-import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -10,30 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from helpers.ray_head import ray_bin as find_ray_bin
+from helpers.ray_head import start_head, stop_own_processes
+
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
 def ray_head(no_local_ray, tmp_path):
-    """A Ray head node of its own (not the tests' embedded Ray), stopped afterwards."""
-    ray_bin = shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
-    gcs, dashboard = _free_port(), _free_port()
+    """A Ray head node of its own (not the tests' embedded Ray), stopped afterwards (its processes only)."""
     env = {**os.environ, "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1"}
-    temp_dir = Path("/tmp") / f"cardrl_ray_{os.getpid()}"
-    subprocess.run([ray_bin, "start", "--head", f"--port={gcs}", "--node-ip-address=127.0.0.1", "--num-cpus=2",
-                    "--include-dashboard=true", "--dashboard-host=127.0.0.1", f"--dashboard-port={dashboard}",
-                    f"--temp-dir={temp_dir}", "--disable-usage-stats"],
-                   check=True, env=env, capture_output=True, timeout=180)
+    temp_dir = Path("/tmp") / f"cardrl_ray_{os.getpid()}_{time.time_ns() % 10**6}"
     try:
-        yield ray_bin, f"http://127.0.0.1:{dashboard}", env
+        _, dashboard = start_head(temp_dir, env=env)
+        yield find_ray_bin(), f"http://127.0.0.1:{dashboard}", env
     finally:
-        subprocess.run([ray_bin, "stop", "--force"], env=env, capture_output=True, timeout=120)
+        stop_own_processes(temp_dir)
 
 
 @pytest.mark.timeout(600)
@@ -45,13 +35,17 @@ def test_ray_job_submit_runs_dmc_training(ray_head, tmp_path):
         if ok.returncode == 0:
             break
         time.sleep(1)
-    job = subprocess.run(
-        [ray_bin, "job", "submit", "--address", address, "--working-dir", str(ROOT / "experiments"), "--",
-         sys.executable, "dmc_doudizhu.py", "--stop-frames", "1000", "--num-env-runners", "1",
-         "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "0", "--eval-deals", "20",
-         "--out", str(out)],
-        env=env, capture_output=True, text=True, timeout=540)
-    log = job.stdout + job.stderr
+    for _ in range(30):  # the head's job agent may come up later still: Ray answers "No available agent"
+        job = subprocess.run(
+            [ray_bin, "job", "submit", "--address", address, "--working-dir", str(ROOT / "experiments"), "--",
+             sys.executable, "dmc_doudizhu.py", "--stop-frames", "1000", "--num-env-runners", "1",
+             "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "0", "--eval-deals",
+             "20", "--out", str(out)],
+            env=env, capture_output=True, text=True, timeout=540)
+        log = job.stdout + job.stderr
+        if "No available agent" not in log:
+            break
+        time.sleep(2)
     assert job.returncode == 0, log[-4000:]
     assert "succeeded" in log, log[-4000:]
     assert "training DMC on doudizhu" in log and "checkpoint written" in log, log[-4000:]

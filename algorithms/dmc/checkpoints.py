@@ -36,8 +36,8 @@ def _module_root(path: Path) -> Path:
     return nested if nested.is_dir() else path
 
 
-def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any]) -> None:
-    """ValueError unless an algorithm checkpoint directory was trained on ``game`` with the same move set."""
+def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any]) -> dict:
+    """An algorithm checkpoint's DMC counters; ValueError unless it was trained on ``game`` with the same move set."""
     from cardrl.algorithms.dmc.dmc import read_checkpoint_counters
 
     counters = read_checkpoint_counters(root)
@@ -50,6 +50,17 @@ def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any
     if "kickers" in spec.rule_options and counters.get("kickers", "douzero") != options.get("kickers", "douzero"):
         raise ValueError(f"checkpoint {root} was trained with kickers={counters.get('kickers')!r}; the deals use "
                          f"kickers={options.get('kickers')!r}")
+    return counters
+
+
+def checkpoint_features(path: str | Path) -> str | None:
+    """The feature encoder an algorithm checkpoint was trained with (None: not recorded, the game's default)."""
+    from cardrl.algorithms.dmc.dmc import read_checkpoint_counters
+
+    root = Path(path)
+    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file():
+        return (read_checkpoint_counters(root) or {}).get("features")
+    return None
 
 
 def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, Any] | None = None,
@@ -83,7 +94,7 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
 def load_checkpoint_agent(path: str, game: str, options: Mapping[str, Any], module: str | None) -> QAgent:
     """A greedy :class:`QAgent` over a DMC checkpoint's Q-networks (the ``checkpoint:`` spec kind)."""
     modules = load_checkpoint_modules(path, game, options, module)
-    return QAgent(modules, game)
+    return QAgent(modules, game, features=checkpoint_features(path))
 
 
 def load_douzero_checkpoints(directory: str | Path) -> dict[str, Any]:

@@ -34,16 +34,18 @@ from ray.rllib.utils.metrics import (
 )
 
 from cardrl.algorithms.dmc.buffers import FrameBuffer
-from cardrl.algorithms.dmc.settings import Q_MODELS, DMCSettings
+from cardrl.algorithms.dmc.coach import COACH
+from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, Q_MODELS, DMCSettings
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
 MODELS = Q_MODELS
-WEIGHTS_SEQ_NO = "weights_seq_no"
 # DMC's own options (the rest of DMCSettings are RLlib's: lr, grad_clip, num_envs_per_env_runner, ...).
 _DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "rmsprop_alpha", "rmsprop_eps",
                          "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
-                         "prune_extra", "actor_q_clip", "buffer_frames")
+                         "prune_extra", "actor_q_clip", "buffer_frames", "opponent_model", "om_loss_weight",
+                         "om_card_weight", "om_k_weight", "q_clip", "admc_gamma", "admc_q_floor", "oracle",
+                         "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -101,26 +103,67 @@ class DMCConfig(AlgorithmConfig):
             self.game_name = spec.name
             if self.policy_mapping_fn in MAPPINGS.values():  # not chosen by the user: the game's default
                 self.policy_mapping_fn = MAPPINGS[spec.module_mapping]
-            if not self._q_model_chosen:
-                self.q_model = spec.q_model
+            if not self._q_model_chosen:  # the network made for the features
+                self.q_model = spec.make_features(dict(self.env_config or {}).get("features")).default_q_model
         if env_config:
             self.env_config = {**dict(self.env_config or {}), **env_config}
+            if not self._q_model_chosen and "features" in env_config:
+                self.q_model = self.game_spec.make_features(env_config["features"]).default_q_model
         return self
 
     def training(self, **kwargs) -> "DMCConfig":
         """DMC's options (:class:`~cardrl.algorithms.dmc.settings.DMCSettings` lists them with their meaning) and
         RLlib's own (``lr``, ``grad_clip``, ...). ``prune="mcs"`` turns DMC into ODMC (Luo & Tan 2024, section
         4.3): the actor scores and picks only the legal moves kept by eq. 2 (``prune_slack="paper"`` is N/n + d,
-        plus ``prune_extra``; a number fixes the slack). ``actor_q_clip=lambda`` clips the learner's Q around the Q
-        the actor acted on (see ``actor_q_clipped_loss``)."""
+        plus ``prune_extra``; a number fixes the slack). ``q_clip="admc"`` is OADMCDou's ADMC (eq. 2-5),
+        ``oracle="1.0:0.0:FRAMES"`` their oracle guiding (eq. 1), ``coach=True`` DouZero+'s coach network.
+        ``actor_q_clip=lambda`` is deprecated: it means ``q_clip="admc", admc_gamma=lambda``."""
         own = {k: kwargs.pop(k) for k in list(kwargs) if k in _DMC_TRAINING_OPTIONS}
         super().training(**kwargs)
         if own.get("q_model", NotProvided) is not NotProvided:
             self._q_model_chosen = True
+        clip = own.pop("actor_q_clip", NotProvided)
+        if clip is not NotProvided and clip is not None:
+            import warnings
+
+            warnings.warn(f"actor_q_clip={clip!r} is deprecated: it now means q_clip='admc', admc_gamma={clip!r} "
+                          f"(OADMCDou's ratio clip, the form of DanZero's code); pass those instead",
+                          DeprecationWarning, stacklevel=2)
+            own.setdefault("q_clip", "admc")
+            own.setdefault("admc_gamma", clip)
+        if isinstance(own.get("oracle"), str):
+            from cardrl.algorithms.dmc.schedules import parse_oracle
+
+            own["oracle"] = parse_oracle(own["oracle"])
         for name, value in own.items():
             if value is not NotProvided:
                 setattr(self, name, value)
         return self
+
+    def beta_schedule(self):
+        """The coach's beta by frames trained (DouZero+'s unless ``coach_beta`` gives the points)."""
+        from cardrl.algorithms.dmc.schedules import DOUZERO_PLUS_BETA, BetaSchedule
+
+        points = DOUZERO_PLUS_BETA if self.coach_beta is None else tuple(tuple(p) for p in self.coach_beta)
+        return BetaSchedule(points, self.coach_step_frames)
+
+    def schedule_values(self, frames_trained: int) -> dict[str, float]:
+        """The scheduled values the env runners act with at ``frames_trained``: oracle lambda, coach beta."""
+        return {"oracle_lambda": self.oracle.value(frames_trained) if self.oracle is not None else 0.0,
+                "coach_beta": self.beta_schedule().value(frames_trained) if self.coach else 0.0}
+
+    def reward_bounds(self, module_id: str) -> tuple[float, float]:
+        """(r_min, r_max): the smallest and largest DMC target of a module's agents in one scoring segment (ADMC's
+        reward range, OADMCDou eq. 4): the engine's payoff bounds times the agents' target scales."""
+        env_ = self.make_env()
+        low, high = env_.game.payoff_bounds(env_.reward)
+        scales = self.target_scales()
+        seats = [s for s, a in enumerate(env_.possible_agents) if self.policy_mapping_fn(a, None) == module_id]
+        if not seats:
+            raise ValueError(f"no agent of {self.game_name} maps to module {module_id!r}")
+        bounds = [(low[s] * scales.get(env_.possible_agents[s], 1.0), high[s] * scales.get(env_.possible_agents[s],
+                                                                                          1.0)) for s in seats]
+        return float(min(b[0] for b in bounds)), float(max(b[1] for b in bounds))
 
     @property
     def game_spec(self) -> GameSpec:
@@ -137,6 +180,48 @@ class DMCConfig(AlgorithmConfig):
     def buffer_capacity(self) -> int:
         """Frames each module's buffer holds at most (``buffer_frames``, default twice ``frames_per_update``)."""
         return int(self.buffer_frames) if self.buffer_frames is not None else 2 * int(self.frames_per_update)
+
+    def _problems_of_paper_options(self, spec) -> list[str]:
+        """What contradicts itself or does not apply among ADMC, oracle guiding and the coach."""
+        from cardrl.algorithms.dmc.schedules import OracleSchedule
+
+        errors = []
+        if self.q_clip not in (None, "admc", "range"):
+            errors.append(f"q_clip={self.q_clip!r} is unknown; allowed: None, 'admc' (OADMCDou eq. 2-5), 'range' "
+                          f"(eq. 4 alone)")
+        for name, value in (("admc_gamma", self.admc_gamma), ("admc_q_floor", self.admc_q_floor)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+                errors.append(f"{name}={value!r} must be a number > 0")
+        if isinstance(self.admc_gamma, (int, float)) and not isinstance(self.admc_gamma, bool) \
+                and self.admc_gamma >= 1:
+            errors.append(f"admc_gamma={self.admc_gamma!r} must be < 1: the clip keeps Q/Q_old in [1 - gamma, "
+                          f"1 + gamma], which must not reach 0")
+        if self.q_clip != "admc" and (self.admc_gamma, self.admc_q_floor) != (0.2, 1.0):
+            errors.append("admc_gamma/admc_q_floor are set but q_clip is not 'admc'")
+        if self.oracle is not None:
+            if not isinstance(self.oracle, OracleSchedule):
+                errors.append(f"oracle={self.oracle!r} must be None, an OracleSchedule or 'START:END:FRAMES'")
+            else:
+                errors += self.oracle.problems()
+        if self.oracle_mode not in ("scale", "bernoulli"):
+            errors.append(f"oracle_mode={self.oracle_mode!r} is unknown; allowed: 'scale', 'bernoulli'")
+        elif self.oracle is None and self.oracle_mode != "scale":
+            errors.append("oracle_mode is set but oracle is None: give oracle='START:END:FRAMES'")
+        if self.coach:
+            if spec.coach_encoder is None:
+                errors.append(f"coach=True needs a game with a coach encoder (GameSpec.coach_encoder); {spec.name} has "
+                              f"none")
+            errors += self.beta_schedule().problems()
+            for name in ("coach_batch", "coach_step_frames"):
+                value = getattr(self, name)
+                if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                    errors.append(f"{name}={value!r} must be a positive int")
+            if isinstance(self.coach_lr, bool) or not isinstance(self.coach_lr, (int, float)) or not self.coach_lr > 0:
+                errors.append(f"coach_lr={self.coach_lr!r} must be a number > 0")
+        elif self.coach_beta is not None or (self.coach_step_frames, self.coach_lr, self.coach_batch) != (
+                3200, 1e-4, 128):
+            errors.append("coach_beta/coach_step_frames/coach_lr/coach_batch are set but coach is False")
+        return errors
 
     def target_scales(self) -> dict[str, float]:
         """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
@@ -160,8 +245,31 @@ class DMCConfig(AlgorithmConfig):
             history = None if features.history_shape is None else tuple(features.history_shape)
             dims = RoleDims(features.state_dim(agent), history, features.action_dim)
             roles.setdefault(self.policy_mapping_fn(agent, None), dims)
-        model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else None
-        return dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
+        model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else {}
+        if self.opponent_model is not None:
+            model_config["opponent_model"] = self.opponent_model_config(env_.game)
+        if self.oracle is not None:
+            from cardrl.algorithms.dmc.oracle import ORACLE, oracle_dim
+
+            model_config["input_blocks"] = {ORACLE: oracle_dim(env_.game.num_players)}
+        spec = dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
+        if self.coach:
+            from cardrl.algorithms.dmc.coach import COACH, coach_module_spec
+            from cardrl.features.deals import max_hand
+
+            spec.rl_module_specs[COACH] = coach_module_spec(env_.game.num_players, max_hand(env_.game),
+                                                            len(self.game_spec.protocol.arrangements),
+                                                            inference_only=inference_only)
+        return spec
+
+    def opponent_model_config(self, game) -> dict:
+        """The ``model_config["opponent_model"]`` of the configured opponent model for an engine of the game."""
+        from cardrl.features.labels import card_label_dim, k_classes
+
+        if self.opponent_model == "luo_tan":
+            return {"kind": "luo_tan", "card_dim": card_label_dim(game), "k_classes": k_classes(game),
+                    "players": game.num_players}
+        return {"kind": self.opponent_model}
 
     def validate(self) -> None:
         super().validate()
@@ -174,6 +282,27 @@ class DMCConfig(AlgorithmConfig):
             if features.history_shape is None:
                 errors.append(f"q_model='douzero_lstm' needs move-history features; {spec.name}'s {features.name} "
                               f"features have none: use q_model='mlp'")
+        if self.opponent_model is not None:
+            features = spec.make_features((self.env_config or {}).get("features"))
+            if self.opponent_model not in OPPONENT_MODELS:
+                errors.append(f"opponent_model={self.opponent_model!r} is unknown; allowed: None, "
+                              f"{', '.join(map(repr, OPPONENT_MODELS))}")
+            elif self.opponent_model not in features.opponent_models:
+                fits = [f"{name} ({get_game(name).make_features(fname).name})" for name in game_names()
+                        for fname in get_game(name).features
+                        if self.opponent_model in get_game(name).make_features(fname).opponent_models]
+                errors.append(f"opponent_model={self.opponent_model!r} does not read {spec.name}'s {features.name} "
+                              f"features; it fits: {', '.join(fits)}")
+            elif self.opponent_model == "luo_tan" and spec.search is None:
+                errors.append(f"opponent_model='luo_tan' learns every other player's minimum combination K: "
+                              f"{spec.name} has no Minimum Combination Search")
+            for name in ("om_loss_weight", "om_card_weight", "om_k_weight"):
+                value = getattr(self, name)
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                    errors.append(f"{name}={value!r} must be a number >= 0")
+        elif (self.om_loss_weight, self.om_card_weight, self.om_k_weight) != (1.0, 1.0, 1.0):
+            errors.append("om_loss_weight/om_card_weight/om_k_weight are set but opponent_model is None: set "
+                          "opponent_model='luo_tan' or 'douzero_plus'")
         if not 0.0 <= self.epsilon <= 1.0:
             errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
         if self.frames_per_update < 1:
@@ -200,10 +329,7 @@ class DMCConfig(AlgorithmConfig):
                 errors.append(str(e))
         elif self.prune_slack != "paper" or self.prune_extra:
             errors.append("prune_slack/prune_extra are set but prune is None: set prune='mcs' to prune")
-        if self.actor_q_clip is not None and (isinstance(self.actor_q_clip, bool)
-                                              or not isinstance(self.actor_q_clip, (int, float))
-                                              or not self.actor_q_clip > 0):
-            errors.append(f"actor_q_clip={self.actor_q_clip!r} must be None (off) or a number > 0 (DanZero: 0.65)")
+        errors += self._problems_of_paper_options(spec)
         if self.num_envs_per_env_runner < 1:
             errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
         if self.num_gpus_per_learner > 0:
@@ -254,8 +380,13 @@ class DMC(Algorithm):
     def setup(self, config) -> None:
         super().setup(config)
         self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
+        # every Q-module trains on frames_per_update frames; the coach (DouZero+) on coach_batch games
+        self._batch_sizes = {m: int(self.config.coach_batch if m == COACH else self.config.frames_per_update)
+                             for m in self._module_ids}
         capacity = self.config.buffer_capacity()
-        self._buffers = {m: FrameBuffer(capacity) for m in self._module_ids}
+        self._buffers = {m: FrameBuffer(2 * self._batch_sizes[m] if m == COACH else capacity)
+                         for m in self._module_ids}
+        self._coach_counts = [0, 0]  # deals the coach rejected, accepted (since the start)
         self._module_updates = dict.fromkeys(self._module_ids, 0)
         self._module_frames_sampled = dict.fromkeys(self._module_ids, 0)
         self._ages: deque = deque(maxlen=30)  # (learner updates, seconds) of the frames of the last updates
@@ -264,6 +395,7 @@ class DMC(Algorithm):
         self._frames_trained = 0
         self._frames_sampled = 0
         self._episodes = 0
+        self._deals = 0  # scoring segments ended (a GuanDan match's deals; elsewhere the episodes)
         self._start = time.time()
         self._recent_returns: deque = deque(maxlen=1000)
         self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
@@ -280,7 +412,8 @@ class DMC(Algorithm):
     def _collect(self) -> list[dict]:
         """Samples that are ready. With remote runners every runner is handed a new request (with the newest
         weights) as soon as its last one returns, so runners keep sampling while the learner updates."""
-        kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no}
+        kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no,
+                  "schedules": self.config.schedule_values(self._frames_trained)}
         if self.env_runner_group.num_remote_env_runners() == 0:
             return [self.env_runner.sample(**kwargs)]
         results: list[dict] = []
@@ -297,15 +430,20 @@ class DMC(Algorithm):
         made_at = time.time()
         for mid, cols in result["batch"].items():
             self._buffers[mid].add(cols, result["weights_seq_no"], made_at)
-            self._module_frames_sampled[mid] += len(cols["target"])
+            self._module_frames_sampled[mid] += len(next(iter(cols.values())))
         self._frames_sampled += result["frames"]
         self._episodes += len(result["episodes"])
+        self._deals += result.get("deals", 0)
         self._recent_returns.extend(result["episodes"])
         self._lags.append(self._weights_seq_no - result["weights_seq_no"])
         pruning = result.get("pruning")
         if pruning:
             self._prune_counts[0] += pruning[0]
             self._prune_counts[1] += pruning[1]
+        coach = result.get("coach")
+        if coach:
+            self._coach_counts[0] += coach[0]
+            self._coach_counts[1] += coach[1]
 
     # ---- play ------------------------------------------------------------------------------------
     def q_modules(self) -> dict:
@@ -330,22 +468,28 @@ class DMC(Algorithm):
     def get_state(self, components=None, *, not_components=None, **kwargs):
         state = super().get_state(components, not_components=not_components, **kwargs)
         state["dmc_counters"] = {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
-                                 "episodes": self._episodes, "weights_seq_no": self._weights_seq_no,
+                                 "episodes": self._episodes, "deals": self._deals,
+                                 "weights_seq_no": self._weights_seq_no,
                                  **self._identity()}
         return state
 
     def _identity(self) -> dict:
         """What a checkpoint must agree on to be restored into this algorithm."""
         cfg = self.config
-        return {"game": cfg.game_spec.env_name, "q_model": cfg.q_model,
+        return {"game": cfg.game_spec.env_name, "q_model": cfg.q_model, "opponent_model": cfg.opponent_model,
+                "features": (cfg.env_config or {}).get("features") or cfg.game_spec.default_features,
+                "oracle": cfg.oracle is not None, "coach": bool(cfg.coach),
                 "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
                 "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
         if not counters:
             raise ValueError(f"{where} is not a cardrl DMC checkpoint (it has no DMC state)")
-        diffs = [f"{k}: checkpoint has {counters.get(k)!r}, this config has {v!r}"
-                 for k, v in self._identity().items() if counters.get(k) != v]
+        # keys older checkpoints lack had one value then: no opponent model, oracle or coach, the game's features
+        older = {"opponent_model": None, "oracle": False, "coach": False,
+                 "features": self.config.game_spec.default_features}
+        diffs = [f"{k}: checkpoint has {counters.get(k, older.get(k))!r}, this config has {v!r}"
+                 for k, v in self._identity().items() if counters.get(k, older.get(k)) != v]
         if diffs:
             raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")
 
@@ -364,6 +508,7 @@ class DMC(Algorithm):
             self._frames_trained = counters["frames_trained"]
             self._frames_sampled = counters["frames_sampled"]
             self._episodes = counters["episodes"]
+            self._deals = counters.get("deals", 0)
             self._weights_seq_no = counters["weights_seq_no"]
             self._weights_ref = None
 
@@ -372,35 +517,44 @@ class DMC(Algorithm):
         """Update every module whose buffer holds a batch, as soon as it does (DouZero's per-position learners),
         on its newest ``frames_per_update`` frames; sample until one does."""
         cfg = self.config
-        n = int(cfg.frames_per_update)
         updates = 0
         while updates < cfg.updates_per_iteration:
-            ready = [m for m in self._module_ids if len(self._buffers[m]) >= n]
+            ready = [m for m in self._module_ids if len(self._buffers[m]) >= self._batch_sizes[m]]
             if not ready:
                 for result in self._collect():
                     self._ingest(result)
                 continue
-            taken = {m: self._buffers[m].take(n, self._weights_seq_no) for m in ready}
-            batch = MultiAgentBatch({m: SampleBatch(t.columns) for m, t in taken.items()}, env_steps=n * len(ready))
+            taken = {m: self._buffers[m].take(self._batch_sizes[m], self._weights_seq_no) for m in ready}
+            frames = sum(self._batch_sizes[m] for m in ready if m != COACH)  # the coach's rows are games
+            batch = MultiAgentBatch({m: SampleBatch(t.columns) for m, t in taken.items()}, env_steps=frames)
             learner_results = self.learner_group.update(
                 batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self._frames_sampled})
             self.metrics.aggregate(learner_results, key=LEARNER_RESULTS)
-            self._frames_trained += n * len(ready)
+            self._frames_trained += frames
             for m, t in taken.items():
                 self._module_updates[m] += 1
-                self._ages.append((t.age_updates, t.age_seconds))
+                if m != COACH:
+                    self._ages.append((t.age_updates, t.age_seconds))
             self._weights_seq_no += 1
             self._weights_ref = None
-            updates += 1
+            updates += frames > 0  # a coach-only update does not count as one of the iteration's updates
         elapsed = max(time.time() - self._start, 1e-9)
         self.metrics.log_value("frames_trained", self._frames_trained, reduce=None, window=1)
         self.metrics.log_value("frames_sampled", self._frames_sampled, reduce=None, window=1)
         self.metrics.log_value("episodes", self._episodes, reduce=None, window=1)
+        self.metrics.log_value("deals", self._deals, reduce=None, window=1)
         self.metrics.log_value("frames_trained_per_s", self._frames_trained / elapsed, reduce=None, window=1)
         self.metrics.log_value("episodes_per_s", self._episodes / elapsed, reduce=None, window=1)
         if self._prune_counts[0]:
             ratio = 1.0 - self._prune_counts[1] / self._prune_counts[0]
             self.metrics.log_value("pruning_ratio", ratio, reduce=None, window=1)
+        for name, value in self.config.schedule_values(self._frames_trained).items():
+            if name == "oracle_lambda" and self.config.oracle is not None or name == "coach_beta" and self.config.coach:
+                self.metrics.log_value(name, value, reduce=None, window=1)
+        if self.config.coach and sum(self._coach_counts):
+            self.metrics.log_value("coach_rejection_rate", self._coach_counts[0] / sum(self._coach_counts),
+                                   reduce=None, window=1)
+            self.metrics.log_value("coach_deals_rejected", self._coach_counts[0], reduce=None, window=1)
         if self._lags:
             self.metrics.log_value("weight_lag", float(np.mean(self._lags)), reduce=None, window=1)
         if self._ages:

@@ -16,27 +16,49 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-from ray.rllib.core import COMPONENT_RL_MODULE
-from ray.rllib.env.env_runner import EnvRunner
-from ray.rllib.utils.checkpoints import Checkpointable
-from ray.rllib.utils.metrics import NUM_ENV_STEPS_SAMPLED_LIFETIME
 
+from cardrl.algorithms.card_env_runner import CardGameEnvRunner
 from cardrl.agents.q_agent import greedy_index
+from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
+from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
+from cardrl.features.deals import winning_side
 
-WEIGHTS_SEQ_NO = "weights_seq_no"
 
 
-def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray]) -> list[np.ndarray]:
+def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray],
+                      blocks: dict[str, np.ndarray] | None = None) -> list[np.ndarray]:
     """Q-values of every legal move of U waiting positions in one forward pass.
 
-    ``obs`` (U, D) flat observations, ``actions[u]`` (n_u, 54) the action features of position u's legal moves;
-    returns one array of n_u Q-values per position.
+    ``obs`` (U, D) flat observations, ``actions[u]`` (n_u, 54) the action features of position u's legal moves,
+    ``blocks`` the Q-network's input blocks by name, (U, size) each (absent: zeros, as in evaluation); returns one
+    array of n_u Q-values per position.
     """
     counts = [len(a) for a in actions]
     index = np.repeat(np.arange(len(actions)), counts)
     q = module.score(torch.from_numpy(np.asarray(obs, dtype=np.float32)),
-                     torch.from_numpy(np.concatenate(actions).astype(np.float32)), torch.from_numpy(index))
+                     torch.from_numpy(np.concatenate(actions).astype(np.float32)), torch.from_numpy(index),
+                     {k: torch.from_numpy(np.asarray(v, dtype=np.float32)) for k, v in (blocks or {}).items()})
     return np.split(q.cpu().numpy(), np.cumsum(counts)[:-1])
+
+
+def aux_labeller(config, game):
+    """``labels(game, seat) -> {column: array}`` of the auxiliary heads the config turns on (the opponent models'
+    targets, read off the true state: :mod:`cardrl.features.labels`), or None when there is none."""
+    if getattr(config, "opponent_model", None) is None:
+        return None
+    from cardrl.algorithms.dmc.opponent_model import OM_CARDS, OM_K, OM_NEXT_COUNTS
+    from cardrl.features import labels
+
+    if config.opponent_model == "douzero_plus":
+        return lambda g, seat: {OM_NEXT_COUNTS: labels.next_player_rank_counts(g, seat)}
+    search = config.game_spec.make_search(game)
+    k_classes = labels.k_classes(game)
+
+    def luo_tan(g, seat):
+        cards, _ = labels.hidden_card_labels(g, seat)
+        return {OM_CARDS: cards, OM_K: labels.min_combination_labels(g, seat, search, k_classes)}
+
+    return luo_tan
 
 
 class SegmentLabels:
@@ -74,7 +96,7 @@ class SegmentLabels:
         return out
 
 
-class DMCEnvRunner(EnvRunner, Checkpointable):
+class DMCEnvRunner(CardGameEnvRunner):
     """EnvRunner for :class:`~cardrl.algorithms.dmc.dmc.DMC` (see module docstring)."""
 
     def __init__(self, *, config, **kwargs):
@@ -91,21 +113,45 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         self.module = config.get_multi_rl_module_spec(inference_only=True).build()
         self.module.foreach_module(lambda mid, m: m.eval())
         self._weights_seq_no = 0
+        # oracle guiding (OADMCDou eq. 1) and the coach (DouZero+): their scheduled values come with each request
+        self.oracle_mode = config.oracle_mode if getattr(config, "oracle", None) is not None else None
+        self.oracle_lambda = 0.0
+        self.coach = self.module[COACH] if getattr(config, "coach", False) else None
+        self.coach_beta = 0.0
+        self._coach_counts = [0, 0]  # deals rejected, accepted since the last sample reply
+        self._coach_hands: list = [None] * self.num_envs  # each game's first deal as the coach read it
+        protocol = config.game_spec.protocol
+        self._scored = tuple(protocol.scored_seats(k) for k in range(len(protocol.arrangements)))
         self._labels = [SegmentLabels() for _ in range(self.num_envs)]
         self._episode_sums: list[dict] = [{} for _ in range(self.num_envs)]
         for i in range(self.num_envs):
             self._reset(i)
         self._episode_returns: list[dict] = []
         self._episodes_done = 0
+        self._deals_done = 0  # scoring segments (deals) ended since the last sample reply: the progress line's deals
         self.pruner = None
         if getattr(config, "prune", None) == "mcs":  # ODMC (Luo & Tan 2024, eq. 2)
             from cardrl.search.prune import MCSPruner
 
             self.pruner = MCSPruner(config.prune_slack, config.prune_extra)
+        self.aux_labels = aux_labeller(config, self.env.game)
 
     # ---- sampling ------------------------------------------------------------------------------
     def _reset(self, i: int) -> None:
-        self.envs[i].reset(seed=int(self._rng.integers(2**62)))
+        """Deal game ``i``; with the coach, deal again while it predicts a side wins with probability above
+        1 - beta (DouZero+, Sec. IV-B; at most 100 tries, then the last deal is played)."""
+        env = self.envs[i]
+        for _ in range(100):
+            env.reset(seed=int(self._rng.integers(2**62)))
+            if self.coach is None:
+                break
+            hands = self.config.game_spec.coach_hands(env.game, self.coach.width)
+            if not rejects(self.coach.probabilities(hands), self.coach_beta):
+                self._coach_counts[1] += 1
+                break
+            self._coach_counts[0] += 1
+        if self.coach is not None:
+            self._coach_hands[i] = self.config.game_spec.coach_hands(env.game, self.coach.width)
         self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
 
@@ -116,8 +162,10 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         ``weights`` (a module state, or a Ray object ref to one) is loaded first when newer than ours, so a
         sample request carries the learner's latest weights and weight lag stays bounded by one request.
         """
-        if weights is not None:
-            self.set_state({COMPONENT_RL_MODULE: weights, WEIGHTS_SEQ_NO: weights_seq_no})
+        self.load_weights(weights, weights_seq_no)
+        schedules = kwargs.get("schedules") or {}
+        self.oracle_lambda = float(schedules.get("oracle_lambda", self.oracle_lambda))
+        self.coach_beta = float(schedules.get("coach_beta", self.coach_beta))
         target = int(num_frames or self.config.rollout_fragment_length)
         start = time.perf_counter()
         out: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -134,9 +182,17 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
             "seconds": time.perf_counter() - start,
             "weights_seq_no": self._weights_seq_no,
             "episodes": self._pop_episode_returns(),
+            "deals": self._pop_deals(),
             "pruning": ((self.pruner.legal_seen - prune_before[0], self.pruner.kept - prune_before[1])
                         if self.pruner else None),
+            "coach": self._pop_coach_counts(),
         }
+
+    def _pop_coach_counts(self) -> tuple[int, int] | None:
+        if self.coach is None:
+            return None
+        out, self._coach_counts = tuple(self._coach_counts), [0, 0]
+        return out
 
     def _tick(self, out) -> int:
         """One move in every game; returns the number of frames labelled by games that ended."""
@@ -151,14 +207,22 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         frames = 0
         for mid, items in waiting.items():
             features = [self.envs[i].action_features(legal) for i, _, _, legal in items]
-            q_lists = score_legal_moves(self.module[mid], np.stack([it[2] for it in items]), features)
-            for (i, agent, ob, legal), q, feats in zip(items, q_lists, features):
+            oracle = None
+            if self.oracle_mode is not None:  # the other hands times lambda (OADMCDou eq. 1)
+                oracle = [apply_lambda(oracle_block(self.envs[i].game, self.envs[i].game.current_player),
+                                       self.oracle_lambda, self.oracle_mode, self._rng) for i, _, _, _ in items]
+            q_lists = score_legal_moves(self.module[mid], np.stack([it[2] for it in items]), features,
+                                        None if oracle is None else {ORACLE: np.stack(oracle)})
+            for k, ((i, agent, ob, legal), q, feats) in enumerate(zip(items, q_lists, features)):
                 if len(legal) > 1 and self._rng.random() < self.epsilon:
                     j = int(self._rng.integers(len(legal)))
                 else:
                     game = self.envs[i].game
                     j = greedy_index(q, lambda g=game, ids=legal: g.move_strength(ids))
-                self._labels[i].add(agent, (ob, feats[j], float(q[j])))
+                extras = self.aux_labels(self.envs[i].game, self.envs[i].game.current_player) if self.aux_labels else {}
+                if oracle is not None:
+                    extras = {**extras, ORACLE: oracle[k]}
+                self._labels[i].add(agent, (ob, feats[j], float(q[j]), extras))
                 frames += self._step(i, agent, int(legal[j]), out)
         return frames
 
@@ -168,6 +232,7 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
         env.step(action)
         frames = 0
         sums = self._episode_sums[i]
+        seen = self._labels[i].seen
         for a, trajectory, ret in self._labels[i].after_step(env):
             sums[a] = sums.get(a, 0.0) + ret
             if not trajectory:
@@ -177,58 +242,22 @@ class DMCEnvRunner(EnvRunner, Checkpointable):
             cols["action"].append(np.stack([t[1] for t in trajectory]).astype(np.uint8))
             cols["target"].append(np.full(len(trajectory), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
             cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
+            for key in trajectory[0][3]:
+                cols[key].append(np.stack([t[3][key] for t in trajectory]))
             frames += len(trajectory)
+        self._deals_done += self._labels[i].seen - seen
+        if self._coach_hands[i] is not None and env.segments_done >= 1:  # the coach's label: who won the deal
+            side = winning_side(env.segment_payoffs(0), self._scored)
+            if side is not None:
+                out[COACH][COACH_HANDS].append(self._coach_hands[i][None])
+                out[COACH][COACH_SIDE].append(np.array([side], dtype=np.int8))
+            self._coach_hands[i] = None
         if all(env.terminations.values()) or all(env.truncations.values()):
             self._episode_returns.append(dict(sums))
             self._episodes_done += 1
             self._reset(i)
         return frames
 
-    def _pop_episode_returns(self) -> list[dict]:
-        out, self._episode_returns = self._episode_returns, []
+    def _pop_deals(self) -> int:
+        out, self._deals_done = self._deals_done, 0
         return out
-
-    # ---- EnvRunner / Checkpointable API ----------------------------------------------------------
-    def get_spaces(self):
-        return {mid: (self.env.observation_space(a), self.env.action_space(a))
-                for a, mid in self.agent_to_module.items()}
-
-    def assert_healthy(self):
-        assert self.envs and self.module is not None, "DMCEnvRunner has no envs or no module"
-
-    def get_metrics(self):
-        return self.metrics.reduce()
-
-    def get_state(self, components=None, *, not_components=None, **kwargs):
-        state = {NUM_ENV_STEPS_SAMPLED_LIFETIME: self.num_env_steps_sampled_lifetime}
-        if self._check_component(COMPONENT_RL_MODULE, components, not_components):
-            state[COMPONENT_RL_MODULE] = self.module.get_state(
-                components=self._get_subcomponents(COMPONENT_RL_MODULE, components),
-                not_components=self._get_subcomponents(COMPONENT_RL_MODULE, not_components), **kwargs)
-            state[WEIGHTS_SEQ_NO] = self._weights_seq_no
-        return state
-
-    def set_state(self, state):
-        if COMPONENT_RL_MODULE in state:
-            seq = state.get(WEIGHTS_SEQ_NO, 0)
-            if seq == 0 or seq > self._weights_seq_no:
-                module_state = state[COMPONENT_RL_MODULE]
-                if not isinstance(module_state, dict):  # an ObjectRef
-                    import ray
-
-                    module_state = ray.get(module_state)
-                self.module.set_state(module_state)
-            if seq > 0:
-                self._weights_seq_no = seq
-        if NUM_ENV_STEPS_SAMPLED_LIFETIME in state:
-            self.num_env_steps_sampled_lifetime = state[NUM_ENV_STEPS_SAMPLED_LIFETIME]
-
-    def get_ctor_args_and_kwargs(self):
-        return ((), {"config": self.config})
-
-    def get_checkpointable_components(self):
-        return [(COMPONENT_RL_MODULE, self.module)]
-
-    def stop(self):
-        for env in self.envs:
-            env.close()

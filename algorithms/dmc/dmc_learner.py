@@ -12,9 +12,11 @@ and RLlib's own ``grad_clip`` / ``grad_clip_by`` (DMC: 40.0 / "global_norm"), wh
 (the norm before clipping).
 
 Train batch per module id (see ``dmc_rl_module``): ``state``, ``history``, ``action`` and ``target`` (B,), the
-return G of the acting player, and ``actor_q`` (B,), the actor's Q of the chosen move (used by DanZero's
-actor-Q clip, ``config.actor_q_clip``). Logged per module: ``q_loss``, ``mean_q``, ``mean_target`` (plus RLlib's
-``total_loss``).
+return G of the acting player, and ``actor_q`` (B,), the actor's Q of the chosen move (ADMC's Q_old,
+``config.q_clip="admc"``), plus the labels of any auxiliary head. The loss of a module is its Q loss
+(:meth:`DMCTorchLearner.q_loss`) plus its auxiliary losses (the opponent model); the coach module (DouZero+) has its
+own loss and optimizer. Logged per module: ``q_loss``, ``mean_q``, ``mean_target`` (plus RLlib's ``total_loss``),
+the opponent model's and the coach's metrics.
 """
 
 from __future__ import annotations
@@ -25,9 +27,12 @@ import torch
 from ray.rllib.core.learner.torch.torch_learner import TorchLearner
 from ray.rllib.utils.typing import ModuleID, TensorType
 
+from cardrl.algorithms.dmc.admc import admc_loss, range_clipped_loss
+from cardrl.algorithms.dmc.coach import COACH, COACH_LOGITS, COACH_SIDE, coach_loss
 from cardrl.algorithms.dmc.dmc_rl_module import Q, TARGET
+from cardrl.algorithms.dmc.opponent_model import opponent_model_loss
 
-ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (DanZero's clip)
+ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (ADMC's Q_old, OADMCDou eq. 2)
 
 if TYPE_CHECKING:
     from ray.rllib.algorithms.algorithm_config import AlgorithmConfig
@@ -57,25 +62,6 @@ def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") ->
     )
 
 
-def actor_q_clipped_loss(q: torch.Tensor, target: torch.Tensor, actor_q: torch.Tensor, clip: float) -> torch.Tensor:
-    """DanZero's learner preprocessing (Lu et al. 2023, section IV-B2, eqs. 1-3) in our own reading: not DanZero's
-    published form. DanZero's public code regresses a clipped ratio clip(Q_old / Q, 0.35, 1.65) onto the return
-    (likely a bug), DanZero+ turned the clip off, and OADMCDou's ratio clip (eq. 2-5) is the coherent published
-    form (docs/papers.md, "Readings").
-
-    The paper's text describes the preprocessing (the actor's Q(s, a), the learner's Q(s, a), a clip with
-    hyperparameter lambda, "removing samples with a large distribution difference against the model on the learner
-    side") but its equations are not in the text we have. We implement it as value clipping around the actor's
-    estimate: ``Q_c = Q_actor + clip(Q - Q_actor, -lambda, lambda)`` and the loss
-    ``mean(max((Q - G)^2, (Q_c - G)^2))``, so a sample stops pulling the network once the learner has moved more
-    than lambda away from the value the actor acted on (stale samples of a lagging actor lose their effect).
-    """
-    target = target.to(q.dtype)
-    actor_q = actor_q.to(q.dtype)
-    clipped = actor_q + torch.clamp(q - actor_q, -clip, clip)
-    return torch.mean(torch.maximum((q - target) ** 2, (clipped - target) ** 2))
-
-
 def dmc_mse_loss(q: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     """Mean squared error between Q(s, a) (B,) and the Monte-Carlo returns (B,)."""
     if q.shape != target.shape:
@@ -88,8 +74,13 @@ class DMCTorchLearner(TorchLearner):
     Q(s, a) and the Monte-Carlo return, RMSprop, global-norm gradient clipping (DouZero's settings)."""
 
     def configure_optimizers_for_module(self, module_id: ModuleID, config: "AlgorithmConfig" = None) -> None:
-        """One RMSprop per module (DouZero keeps one optimizer per position); lr from ``config.lr``."""
+        """One RMSprop per Q-module (DouZero keeps one optimizer per position); lr from ``config.lr``. The coach
+        (DouZero+) has its own Adam (``config.coach_lr``)."""
         params = self.get_parameters(self._module[module_id])
+        if module_id == COACH:
+            self.register_optimizer(module_id=module_id, optimizer=torch.optim.Adam(params), params=params,
+                                    lr_or_lr_schedule=config.coach_lr)
+            return
         self.register_optimizer(
             module_id=module_id,
             optimizer=make_rmsprop(params, config),
@@ -105,25 +96,45 @@ class DMCTorchLearner(TorchLearner):
         batch: dict[str, Any],
         fwd_out: dict[str, TensorType],
     ) -> TensorType:
-        """DMC loss of one module: mean over its rows of (Q(s, a) - target)^2."""
+        """DMC loss of one module: the Q loss (mean over its rows of (Q(s, a) - target)^2, or its clipped form) plus
+        the weighted loss of each auxiliary head the config turns on (an opponent model)."""
+        if module_id == COACH:  # DouZero+'s coach: which side wins the dealt hands
+            loss, metrics = coach_loss(fwd_out[COACH_LOGITS], batch[COACH_SIDE])
+            self.metrics.log_dict(metrics, key=module_id, window=1)
+            return loss
         if TARGET not in batch:
             raise KeyError(f"DMC train batch of module {module_id!r} lacks {TARGET!r}; it has {sorted(batch)}")
-        q = fwd_out[Q]
-        target = batch[TARGET]
-        clip = getattr(config, "actor_q_clip", None)
-        if clip is not None:
-            if ACTOR_Q not in batch:
-                raise KeyError(f"actor_q_clip is set but the batch of module {module_id!r} lacks {ACTOR_Q!r}")
-            loss = actor_q_clipped_loss(q, target, batch[ACTOR_Q], float(clip))
-        else:
-            loss = dmc_mse_loss(q, target)
-        self.metrics.log_dict(
-            {
-                Q_LOSS_KEY: loss.detach(),
-                MEAN_Q_KEY: q.detach().mean(),
-                MEAN_TARGET_KEY: target.detach().to(q.dtype).mean(),
-            },
-            key=module_id,
-            window=1,
-        )
-        return loss
+        q, target = fwd_out[Q], batch[TARGET]
+        q_loss = self.q_loss(module_id, config, batch, q)
+        total = q_loss
+        om = getattr(config, "opponent_model", None)
+        if om is not None:
+            om_loss, om_metrics = opponent_model_loss(om, fwd_out, batch, config.om_card_weight, config.om_k_weight)
+            total = total + config.om_loss_weight * om_loss
+            self.metrics.log_dict(om_metrics, key=module_id, window=1)
+        self.metrics.log_dict({Q_LOSS_KEY: q_loss.detach(), MEAN_Q_KEY: q.detach().mean(),
+                               MEAN_TARGET_KEY: target.detach().to(q.dtype).mean()}, key=module_id, window=1)
+        return total
+
+    def q_loss(self, module_id: ModuleID, config: "AlgorithmConfig", batch: dict[str, Any],
+               q: torch.Tensor) -> torch.Tensor:
+        """The Q loss the config selects (``q_clip``): DouZero's MSE (None), OADMCDou's ADMC (``"admc"``, eq. 2-5:
+        the learner's Q clipped around the actor's, then to the reward range) or the reward-range clip alone
+        (``"range"``, eq. 4-5)."""
+        clip = getattr(config, "q_clip", None)
+        if clip is None:
+            return dmc_mse_loss(q, batch[TARGET])
+        r_min, r_max = self._reward_bounds(module_id, config)
+        if clip == "range":
+            return range_clipped_loss(q, batch[TARGET], r_min, r_max)
+        if ACTOR_Q not in batch:
+            raise KeyError(f"q_clip='admc' needs the actor's Q, but the batch of module {module_id!r} lacks "
+                           f"{ACTOR_Q!r}")
+        return admc_loss(q, batch[TARGET], batch[ACTOR_Q], float(config.admc_gamma), r_min, r_max,
+                         float(config.admc_q_floor))
+
+    def _reward_bounds(self, module_id: ModuleID, config: "AlgorithmConfig") -> tuple[float, float]:
+        cache = self.__dict__.setdefault("_bounds", {})
+        if module_id not in cache:
+            cache[module_id] = config.reward_bounds(module_id)
+        return cache[module_id]

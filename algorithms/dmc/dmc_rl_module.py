@@ -1,6 +1,6 @@
 """Q-networks for Deep Monte-Carlo (DMC) as RLlib (new API stack) TorchRLModules.
 
-Two networks score a (state, action) pair with one scalar Q-value:
+Three networks score a (state, action) pair with one scalar Q-value:
 
 - :class:`DouZeroQModule`: DouZero's network (Zha et al. 2021, Sec. 4.1 and Fig. 3; restated in DouZero+,
   Zhao et al. 2022, Sec. III, and in Luo & Tan 2024, Sec. 3): an LSTM over the last moves (history), its last
@@ -9,6 +9,11 @@ Two networks score a (state, action) pair with one scalar Q-value:
   (``lstm``, ``dense1`` .. ``dense6``), so a DouZero state_dict loads with ``load_state_dict`` directly.
 - :class:`MLPQModule`: a plain MLP over [state | flattened history | action] (DanZero, Lu et al. 2023, Sec. IV-A
   and Fig. 4: 4 x 512 tanh layers over the 513-dim state and the 54-dim action).
+- :class:`LuoTanQModule`: Luo & Tan's decision model (Luo & Tan 2024, Table 3): an LSTM whose four outputs all join
+  the state, then 1024-512-512-512-512 ReLU layers.
+
+Each may carry an opponent model whose detached predictions join the Q input and extra input blocks (the oracle
+block), see :class:`DMCQModule`.
 
 Batch format (keys are the module constants below), used by ``forward_train``, ``forward_inference`` and
 ``forward_exploration`` alike:
@@ -53,6 +58,7 @@ Q = "q"
 DOUZERO_LSTM_HIDDEN = 128
 DOUZERO_HIDDEN_SIZES = (512, 512, 512, 512, 512)
 DANZERO_HIDDEN_SIZES = (512, 512, 512, 512)
+LUO_TAN_HIDDEN_SIZES = (1024, 512, 512, 512, 512)
 ACTIVATIONS = {"relu": torch.relu, "tanh": torch.tanh}
 
 
@@ -75,7 +81,13 @@ DOUZERO_ROLE_DIMS: dict[str, RoleDims] = {
 
 @dataclass(frozen=True)
 class QNetConfig:
-    """The validated part of a Q-module's ``model_config`` (other keys, e.g. RLlib's defaults, are ignored)."""
+    """The validated part of a Q-module's ``model_config`` (other keys, e.g. RLlib's defaults, are ignored).
+
+    ``input_blocks`` are extra per-observation inputs of the Q-network read from batch columns of those names
+    (extension point a; e.g. the oracle block), zeros when a batch lacks them (evaluation); ``opponent_model`` the
+    config of an auxiliary opponent model whose detached predictions join the Q input
+    (:mod:`cardrl.algorithms.dmc.opponent_model`).
+    """
 
     state_dim: int
     history_shape: tuple[int, int] | None
@@ -83,6 +95,8 @@ class QNetConfig:
     hidden_sizes: tuple[int, ...]
     activation: str
     lstm_hidden: int
+    input_blocks: tuple[tuple[str, int], ...] = ()
+    opponent_model: tuple[tuple[str, Any], ...] | None = None
 
 
 def _positive_int(value: Any, key: str) -> int:
@@ -126,6 +140,12 @@ def parse_q_model_config(
     activation = cfg.get("activation", default_activation)
     if activation not in ACTIVATIONS:
         raise ValueError(f"model_config['activation'] must be one of {sorted(ACTIVATIONS)}, got {activation!r}")
+    blocks = cfg.get("input_blocks") or {}
+    if not isinstance(blocks, Mapping):
+        raise ValueError(f"model_config['input_blocks'] must be a mapping name -> size, got {blocks!r}")
+    om = cfg.get("opponent_model")
+    if om is not None and not (isinstance(om, Mapping) and "kind" in om):
+        raise ValueError(f"model_config['opponent_model'] must be None or a mapping with a 'kind', got {om!r}")
     return QNetConfig(
         state_dim=_positive_int(cfg["state_dim"], "state_dim"),
         history_shape=_history_shape(cfg.get("history_shape"), history_required),
@@ -133,6 +153,8 @@ def parse_q_model_config(
         hidden_sizes=tuple(_positive_int(h, "hidden_sizes[i]") for h in hidden),
         activation=activation,
         lstm_hidden=_positive_int(cfg.get("lstm_hidden", DOUZERO_LSTM_HIDDEN), "lstm_hidden"),
+        input_blocks=tuple((str(k), _positive_int(v, f"input_blocks[{k!r}]")) for k, v in blocks.items()),
+        opponent_model=None if om is None else tuple(sorted(om.items())),
     )
 
 
@@ -144,12 +166,15 @@ def _check_trailing_shape(name: str, x: torch.Tensor, shape: tuple[int, ...]) ->
 class DMCQModule(TorchRLModule):
     """Base of the DMC Q-networks (Zha et al. 2021, Sec. 4.1: Q(s, a) of one state-action pair per row).
 
-    Shared forward logic: Q = trunk(first_layer([obs_features(state, history) | action])).
+    Shared forward logic: Q = trunk(first_layer([observation | action])), where the observation part is
+    ``[obs_features(state, history) | opponent-model predictions (detached) | input blocks]``: the extension points
+    of docs/architecture.md ("input blocks of the Q-network"; "auxiliary heads").
 
-    Subclasses expose ``first_layer`` (a property naming their ``nn.Linear`` over [obs features | action], so
-    it is not registered twice in the state_dict) and implement ``_obs_features`` and ``_trunk``. The grouped
-    path splits ``first_layer``'s weight into its observation and action columns, which is exact algebra:
-    W [o | a] + b = W_o o + b + W_a a.
+    Subclasses expose ``first_layer`` (a property naming their ``nn.Linear`` over [observation | action], so
+    it is not registered twice in the state_dict), implement ``_obs_features`` and ``_trunk``, and call
+    :meth:`_setup_extras` in ``setup`` (its return value is the width the extras add to the first layer). The
+    grouped path splits ``first_layer``'s weight into its observation and action columns, which is exact algebra:
+    W [o | a] + b = W_o o + b + W_a a; observations and the opponent model are computed once per observation.
     """
 
     net: QNetConfig
@@ -163,6 +188,18 @@ class DMCQModule(TorchRLModule):
 
     def _trunk(self, pre_activation: torch.Tensor) -> torch.Tensor:
         raise NotImplementedError
+
+    def _setup_extras(self) -> int:
+        """Build the opponent model if configured; the input width the extras add (its predictions, the blocks)."""
+        width = sum(dim for _, dim in self.net.input_blocks)
+        self.opponent_model = None
+        if self.net.opponent_model is not None:
+            from cardrl.algorithms.dmc.opponent_model import build_opponent_model
+
+            self.opponent_model = build_opponent_model(dict(self.net.opponent_model), self.net.state_dim,
+                                                       self.net.history_shape)
+            width += self.opponent_model.hidden_dim
+        return width
 
     # --- input handling -------------------------------------------------------------------------------------
     def _dtype(self) -> torch.dtype:
@@ -210,16 +247,38 @@ class DMCQModule(TorchRLModule):
                 )
         return state, history, action
 
+    def _observation(self, state: torch.Tensor, history: torch.Tensor | None,
+                     batch: Mapping[str, Any]) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """``(N, width)`` observation part of the Q input and the opponent model's outputs (empty without one)."""
+        parts = [self._obs_features(state, history)]
+        extra: dict[str, torch.Tensor] = {}
+        if self.opponent_model is not None:
+            extra = self.opponent_model(state, history)
+            parts.append(self.opponent_model.decision_features(extra).detach())
+        for name, dim in self.net.input_blocks:
+            block = batch.get(name)
+            if block is None:  # evaluation and saved agents: the block is zero
+                parts.append(state.new_zeros(state.shape[0], dim))
+            else:
+                block = block.to(state.dtype)
+                _check_trailing_shape(name, block, (dim,))
+                parts.append(block)
+        return (parts[0] if len(parts) == 1 else torch.cat(parts, dim=-1)), extra
+
     # --- forward ---------------------------------------------------------------------------------------------
-    def q_from_rows(self, state: torch.Tensor, history: torch.Tensor | None, action: torch.Tensor) -> torch.Tensor:
+    def q_from_rows(self, state: torch.Tensor, history: torch.Tensor | None, action: torch.Tensor,
+                    batch: Mapping[str, Any] | None = None) -> torch.Tensor:
         """Q for row-aligned inputs: state (B, S), history (B, T, H) or None, action (B, A) -> (B,)."""
+        return self._rows(state, history, action, batch or {})[0]
+
+    def _rows(self, state, history, action, batch) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         if action.shape[0] != state.shape[0]:
             raise ValueError(
                 f"row-aligned batch: {action.shape[0]} action rows but {state.shape[0]} state rows "
                 f"(pass {OBS_INDEX!r} to score several actions per observation)"
             )
-        x = torch.cat([self._obs_features(state, history), action], dim=-1)
-        return self._trunk(self.first_layer(x))
+        obs, extra = self._observation(state, history, batch)
+        return self._trunk(self.first_layer(torch.cat([obs, action], dim=-1))), extra
 
     def q_from_groups(
         self,
@@ -227,36 +286,44 @@ class DMCQModule(TorchRLModule):
         history: torch.Tensor | None,
         action: torch.Tensor,
         obs_index: torch.Tensor,
+        batch: Mapping[str, Any] | None = None,
     ) -> torch.Tensor:
-        """Q for grouped inputs: U observations (state (U, S), history (U, T, H)), B actions (B, A) and
-        obs_index (B,) naming each action's observation -> (B,). Encodes each observation once."""
+        """Q for grouped inputs: U observations (state (U, S), history (U, T, H), input blocks (U, ...)), B actions
+        (B, A) and obs_index (B,) naming each action's observation -> (B,). Encodes each observation once."""
+        return self._groups(state, history, action, obs_index, batch or {})[0]
+
+    def _groups(self, state, history, action, obs_index, batch) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         if obs_index.dim() != 1 or obs_index.shape[0] != action.shape[0]:
             raise ValueError(
                 f"batch[{OBS_INDEX!r}] must have shape (B,) with B = {action.shape[0]} action rows, "
                 f"got {tuple(obs_index.shape)}"
             )
-        obs = self._obs_features(state, history)
+        obs, extra = self._observation(state, history, batch)
         n_obs = obs.shape[1]
         w, b = self.first_layer.weight, self.first_layer.bias
         obs_part = nn.functional.linear(obs, w[:, :n_obs], b)
         act_part = nn.functional.linear(action, w[:, n_obs:])
-        return self._trunk(obs_part.index_select(0, obs_index.long()) + act_part)
+        return self._trunk(obs_part.index_select(0, obs_index.long()) + act_part), extra
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         state, history, action = self._inputs(batch)
         if OBS_INDEX in batch:
-            return {Q: self.q_from_groups(state, history, action, batch[OBS_INDEX])}
-        return {Q: self.q_from_rows(state, history, action)}
+            q, extra = self._groups(state, history, action, batch[OBS_INDEX], batch)
+        else:
+            q, extra = self._rows(state, history, action, batch)
+        return {Q: q, **extra}
 
-    def score(self, obs: torch.Tensor, actions: torch.Tensor, obs_index: torch.Tensor) -> torch.Tensor:
+    def score(self, obs: torch.Tensor, actions: torch.Tensor, obs_index: torch.Tensor,
+              blocks: Mapping[str, torch.Tensor] | None = None) -> torch.Tensor:
         """Scores B candidate actions of U observations at once, without gradients (the EnvRunner's call).
 
-        obs (U, S + T*H) flat observations, actions (B, A), obs_index (B,) -> Q (B,).
+        obs (U, S + T*H) flat observations, actions (B, A), obs_index (B,), blocks name -> (U, size) -> Q (B,).
         """
         device = self.first_layer.weight.device
         with torch.no_grad():
-            return self._forward({OBS: obs.to(device), ACTION: actions.to(device),
-                                  OBS_INDEX: obs_index.to(device)})[Q]
+            batch = {OBS: obs.to(device), ACTION: actions.to(device), OBS_INDEX: obs_index.to(device)}
+            batch.update({k: v.to(device) for k, v in (blocks or {}).items()})
+            return self._forward(batch)[Q]
 
     def q_values(
         self,
@@ -264,7 +331,7 @@ class DMCQModule(TorchRLModule):
         history: torch.Tensor | np.ndarray | None,
         actions: torch.Tensor | np.ndarray,
     ) -> torch.Tensor:
-        """Scores n candidate actions of ONE observation, without gradients.
+        """Scores n candidate actions of ONE observation, without gradients (input blocks are zero: evaluation).
 
         state (S,), history (T, H) (None for a module without history), actions (n, A) -> Q (n,).
         numpy arrays are accepted and moved to the module's device.
@@ -306,7 +373,8 @@ class DouZeroQModule(DMCQModule):
         assert self.net.history_shape is not None
         history_width = self.net.history_shape[1]
         self.lstm = nn.LSTM(history_width, self.net.lstm_hidden, batch_first=True)
-        sizes = [self.net.lstm_hidden + self.net.state_dim + self.net.action_dim, *self.net.hidden_sizes, 1]
+        extras = self._setup_extras()
+        sizes = [self.net.lstm_hidden + self.net.state_dim + extras + self.net.action_dim, *self.net.hidden_sizes, 1]
         for i in range(len(sizes) - 1):
             setattr(self, f"dense{i + 1}", nn.Linear(sizes[i], sizes[i + 1]))
         self._num_dense = len(sizes) - 1
@@ -343,7 +411,8 @@ class MLPQModule(DMCQModule):
             history_required=False,
         )
         history_size = 0 if self.net.history_shape is None else int(np.prod(self.net.history_shape))
-        sizes = [self.net.state_dim + history_size + self.net.action_dim, *self.net.hidden_sizes]
+        extras = self._setup_extras()
+        sizes = [self.net.state_dim + history_size + extras + self.net.action_dim, *self.net.hidden_sizes]
         self.layers = nn.ModuleList(nn.Linear(sizes[i], sizes[i + 1]) for i in range(len(sizes) - 1))
         self.head = nn.Linear(sizes[-1], 1)
         self._activation = ACTIVATIONS[self.net.activation]
@@ -364,7 +433,48 @@ class MLPQModule(DMCQModule):
         return self.head(x).squeeze(-1)
 
 
-Q_MODULE_CLASSES: dict[str, type[DMCQModule]] = {"douzero_lstm": DouZeroQModule, "mlp": MLPQModule}
+class LuoTanQModule(DMCQModule):
+    """Luo & Tan's decision model (Luo & Tan 2024, Sec. 4.2, Table 3, Fig. 2(a)): an LSTM 216 -> 128 over the
+    4 x 216 history whose four outputs all join the state (540 + 4 x 128 = the 1,052 "state features"), then, with
+    the opponent model's 296 predictions and the 54-dim action (1,402 inputs), an MLP 1024-512-512-512-512 of ReLU
+    layers and a linear output. Without an opponent model the first layer takes 1,106 inputs.
+
+    model_config: ``state_dim``, ``history_shape``, ``action_dim`` (required); ``lstm_hidden`` (128),
+    ``hidden_sizes`` ((1024, 512, 512, 512, 512)).
+    """
+
+    def setup(self) -> None:
+        self.net = parse_q_model_config(
+            self.model_config,
+            default_hidden_sizes=LUO_TAN_HIDDEN_SIZES,
+            default_activation="relu",
+            history_required=True,
+        )
+        steps, width = self.net.history_shape
+        self.lstm = nn.LSTM(width, self.net.lstm_hidden, batch_first=True)
+        extras = self._setup_extras()
+        sizes = [self.net.state_dim + steps * self.net.lstm_hidden + extras + self.net.action_dim,
+                 *self.net.hidden_sizes]
+        self.layers = nn.ModuleList(nn.Linear(sizes[i], sizes[i + 1]) for i in range(len(sizes) - 1))
+        self.head = nn.Linear(sizes[-1], 1)
+
+    @property
+    def first_layer(self) -> nn.Linear:
+        return self.layers[0]
+
+    def _obs_features(self, state: torch.Tensor, history: torch.Tensor | None) -> torch.Tensor:
+        out, _ = self.lstm(history)
+        return torch.cat([state, out.flatten(1)], dim=-1)
+
+    def _trunk(self, pre_activation: torch.Tensor) -> torch.Tensor:
+        x = torch.relu(pre_activation)
+        for layer in self.layers[1:]:
+            x = torch.relu(layer(x))
+        return self.head(x).squeeze(-1)
+
+
+Q_MODULE_CLASSES: dict[str, type[DMCQModule]] = {"douzero_lstm": DouZeroQModule, "mlp": MLPQModule,
+                                                 "luo_tan": LuoTanQModule}
 
 
 def role_spaces(dims: RoleDims) -> tuple[gym.spaces.Dict, gym.spaces.Box]:
@@ -385,7 +495,8 @@ def dmc_module_spec(
     """One Q-module per role (module id = role name), all of the class named by ``model``.
 
     Args:
-        model: "douzero_lstm" (:class:`DouZeroQModule`) or "mlp" (:class:`MLPQModule`).
+        model: "douzero_lstm" (:class:`DouZeroQModule`), "luo_tan" (:class:`LuoTanQModule`) or "mlp"
+            (:class:`MLPQModule`).
         roles: role -> RoleDims(state_dim, history_shape, action_dim), e.g. :data:`DOUZERO_ROLE_DIMS`.
         model_config: extra keys shared by all roles (``hidden_sizes``, ``activation``, ``lstm_hidden``).
         inference_only: build flag for EnvRunner copies (the modules are the same either way).

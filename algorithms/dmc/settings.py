@@ -15,9 +15,10 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "parse_duration", "parse_slack",
-           "Q_MODELS"]
+           "Q_MODELS", "OPPONENT_MODELS"]
 
-Q_MODELS = ("douzero_lstm", "mlp")
+Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
+OPPONENT_MODELS = ("luo_tan", "douzero_plus")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
 
 
@@ -72,9 +73,19 @@ class DMCSettings:
     buffer_frames: int | None = option(None, "frames each module's buffer holds at most: updates train on the "
                                              "newest, the oldest beyond this are dropped (default: 2 x "
                                              "frames-per-update)", type=int)
-    q_model: str | None = option(None, "Q-network: douzero_lstm (DouZero's LSTM + 5x512) or mlp (DanZero's "
-                                       "4x512 tanh) (default: the game's: douzero_lstm for doudizhu and big2, mlp "
-                                       "for guandan)", choices=Q_MODELS, flag="model")
+    q_model: str | None = option(None, "Q-network: douzero_lstm (DouZero's LSTM + 5x512), luo_tan (Luo & Tan's "
+                                       "decision model, Table 3) or mlp (DanZero's 4x512 tanh) (default: the one "
+                                       "made for the features: douzero_lstm for DouZero's, luo_tan for the unified "
+                                       "features of big2, mlp for guandan)", choices=Q_MODELS, flag="model")
+    opponent_model: str | None = option(None, "opponent model whose predictions join the Q input: luo_tan (Luo & "
+                                              "Tan 2024: every other player's cards and minimum combination K; "
+                                              "unified or GuanDan features) or douzero_plus (DouZero+: the next "
+                                              "player's cards per rank; DouZero's features)",
+                                        choices=OPPONENT_MODELS)
+    om_loss_weight: float = option(1.0, "weight of the opponent model's loss beside the Q loss", type=float)
+    om_card_weight: float = option(1.0, "luo_tan: weight of the hidden-card binary cross-entropy in its loss",
+                                   type=float)
+    om_k_weight: float = option(1.0, "luo_tan: weight of the cross-entropy of K in its loss", type=float)
     hidden_sizes: tuple[int, ...] | None = option(None, "hidden layer sizes of the Q-network (default: the "
                                                         "model's paper sizes)", type=int, nargs="+")
     prune: str | None = option(None, "ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan "
@@ -82,8 +93,30 @@ class DMCSettings:
     prune_slack: str | float = option("paper", "ODMC slack: 'paper' (N/n + d of eq. 2) or a fixed number",
                                       type=parse_slack)
     prune_extra: float = option(0.0, "ODMC: added to the paper's slack", type=float)
-    actor_q_clip: float | None = option(None, "clip of the learner's Q around the actor's Q (lambda; our reading of "
-                                              "DanZero's preprocessing, see docs/papers.md)", type=float)
+    q_clip: str | None = option(None, "the Q loss's clip: admc (OADMCDou eq. 2-5: the ratio to the actor's Q "
+                                      "clipped to 1 +- admc-gamma, then to the game's reward range) or range (eq. 4 "
+                                      "alone: the reward range)", choices=("admc", "range"))
+    admc_gamma: float = option(0.2, "ADMC's gamma: the learner's Q stays within 1 +- gamma of the actor's Q (OADMCDou "
+                                    "gives no value; 0.2 as PPO's clip; DanZero's 'range of clip Q' is 0.65)",
+                               type=float)
+    admc_q_floor: float = option(1.0, "ADMC: the clip window around an actor's Q is at least gamma x this wide "
+                                      "(the ratio is meaningless near Q = 0)", type=float)
+    actor_q_clip: float | None = option(None, "deprecated: use --q-clip admc --admc-gamma LAMBDA (DanZero's code "
+                                              "and OADMCDou clip the ratio of the learner's to the actor's Q)",
+                                        type=float)
+    oracle: str | None = option(None, "oracle guiding (OADMCDou eq. 1): the other players' hands join the Q input "
+                                      "times lambda, START:END:FRAMES (linear in frames trained, then END), e.g. "
+                                      "1.0:0.0:20000000; 1:1:1 keeps lambda at 1 (PerfectDou)")
+    oracle_mode: str = option("scale", "oracle lambda as a scale of the hands (the paper's equation) or as the "
+                                       "probability of showing them (bernoulli)", choices=("scale", "bernoulli"))
+    coach: bool = option(False, "DouZero+'s coach network: deal again when it predicts a side wins with probability "
+                                "above 1 - beta (beta by learner step: 0, then 0.10 .. 0.30)")
+    coach_beta: tuple | None = option(None, "the coach's beta schedule ((learner step, beta), ...) (default: "
+                                            "DouZero+'s)", cli=False)
+    coach_step_frames: int = option(3200, "frames per learner step of the coach's beta schedule (DouZero+: 3,200)",
+                                    type=int)
+    coach_lr: float = option(1e-4, "the coach's Adam learning rate (DouZero+: 1e-4)", type=float)
+    coach_batch: int = option(128, "games per coach update (DouZero+: 128)", type=int)
     num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=int,
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
@@ -112,6 +145,9 @@ class RunSettings:
     eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
                                             "...)", nargs="+")
     checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
+    features: str | None = option(None, "feature encoder of the game (default: the game's first: douzero for "
+                                        "doudizhu, whose 'unified' are Luo & Tan's; unified for big2; danzero for "
+                                        "guandan, or danzero_keyed)")
     reward: str | None = option(None, "payoff the agents learn (default: the game's first: adp for doudizhu, cards "
                                       "for big2, danzero for guandan)")
     seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines", type=int)

@@ -1,24 +1,30 @@
 """``cardrl train GAME --algo dmc``: DMC training on an embedded local Ray or a cluster (``RAY_ADDRESS``).
 
-Prints one progress line per iteration (frames, frames/s, loss per seat, weight lag), evaluates the current
-networks against each ``--eval-against`` baseline every ``--eval-every`` (duplicate deals, ADP with its 95%
-interval, and when it first lay above 0: Luo & Tan's "time to reach ADP > 0", Tables 8-9), writes RLlib
-checkpoints every ``--checkpoint-every`` and at the end (``<out>/checkpoint``), ``<out>/progress.jsonl`` (one
-record per iteration; ``cardrl plot`` draws it) and TensorBoard scalars in ``<out>/tb``.
+Prints one progress line per iteration (frames, deals or matches played, frames/s, loss per seat, weight lag),
+evaluates the current networks against each ``--eval-against`` baseline every ``--eval-every`` (duplicate deals,
+ADP with its 95% interval, and when it first lay above 0: Luo & Tan's "time to reach ADP > 0", Tables 8-9), writes
+RLlib checkpoints every ``--checkpoint-every`` and at the end (``<out>/checkpoint``), ``<out>/config.json`` (the
+command line's options and the DMC config), ``<out>/progress.jsonl`` (one record per iteration and one for the final
+evaluation; ``cardrl plot`` and ``cardrl report`` read it) and TensorBoard scalars in ``<out>/tb``.
+
+Results are named as the game's evaluation protocol names them (docs/architecture.md): a game whose episode is a
+deal reports ADP over deals; a game whose episode is a match (``EvalProtocol.unit == "match"``: GuanDan) counts
+matches and deals, its periodic evaluation reports points per deal on single deals (DanZero's deal points), and its
+final evaluation adds whole matches with the teams swapped, one seeded match per ten evaluation deals, for the match
+win rate (DanZero, Lu et al. 2023, Sec. V-B; :mod:`cardrl.eval.matches`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from pathlib import Path
 
 
-def build_config(args):
-    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources."""
-    from cardrl.algorithms.dmc.dmc import DMCConfig
-    from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
+def env_config_from_args(args) -> dict:
+    """The env options of a ``cardrl train`` command line (``--reward``, ``--features``), checked against the game."""
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
@@ -28,6 +34,20 @@ def build_config(args):
             raise ValueError(f"--reward {args.reward} does not apply to {spec.name}; its rewards: "
                              f"{', '.join(spec.rewards)}")
         env_config["reward"] = args.reward
+    if getattr(args, "features", None) is not None:
+        spec.make_features(args.features)  # an unknown encoder fails here, naming the game's
+        env_config["features"] = args.features
+    return env_config
+
+
+def build_config(args):
+    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources."""
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)
+    env_config = env_config_from_args(args)
     settings = values_from_args(args, DMCSettings)
     runners = {k: settings.pop(k) for k in ("num_envs_per_env_runner", "rollout_fragment_length")}
     if settings.get("q_model") is None:
@@ -46,6 +66,8 @@ def build_config(args):
 # What each progress record keeps of DMC's data path (docs/architecture.md): the age of the frames each update trains
 # on, the frames dropped by the bounded buffers and what they hold.
 DATA_METRICS = ("data_age_updates", "data_age_s", "frames_dropped", "buffer_frames", "buffer_mb")
+# the paper options' schedules and the coach's deal filter (DMC.training_step), present when the option is on
+SCHEDULE_METRICS = ("oracle_lambda", "coach_beta", "coach_rejection_rate", "coach_deals_rejected")
 
 
 def _rss_mb() -> float:
@@ -62,13 +84,85 @@ def default_run_dir(game: str, algo: str = "dmc") -> str:
     return f"runs/{algo}_{game}"
 
 
+def _flat(stats: dict) -> dict[str, float]:
+    """A module's learner metrics as floats, leaving out those it did not log this iteration (NaN: a module is
+    updated only when its own batch is ready)."""
+    out = {}
+    for key, value in stats.items():
+        try:
+            value = float(value)
+        except (TypeError, ValueError):
+            continue
+        if math.isfinite(value):
+            out[key] = value
+    return out
+
+
+def _module_metrics(result: dict, key: str) -> dict[str, float]:
+    return {m: _flat(s)[key] for m, s in result.get("learners", {}).items()
+            if isinstance(s, dict) and key in _flat(s)}
+
+
 def _fmt_losses(result: dict) -> str:
-    learner = result.get("learners", {})
-    parts = []
-    for mid, stats in sorted(learner.items()):
-        if isinstance(stats, dict) and "q_loss" in stats:
-            parts.append(f"{mid} {float(stats['q_loss']):.3f}")
-    return ", ".join(parts) or "-"
+    return ", ".join(f"{m} {v:.3f}" for m, v in sorted(_module_metrics(result, "q_loss").items())) or "-"
+
+
+def _score_name(spec) -> str:
+    """What the periodic evaluation's mean is called: points per deal where the episode is a match (its deals are
+    evaluated singly), ADP otherwise (Luo & Tan 2024, Sec. 5.1)."""
+    return "points/deal" if spec.protocol.unit == "match" else "ADP"
+
+
+def _jsonable(value) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _command_line(args) -> str:
+    """The ``cardrl train`` command of ``args``: the game, the algorithm and every option that differs from its
+    default (durations written with their unit, as ``--stop-time`` takes them)."""
+    import shlex
+    from dataclasses import fields
+
+    from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, parse_duration, values_from_args
+
+    words = ["cardrl", "train", args.game, "--algo", args.algo]
+    for settings in (RunSettings, DMCSettings):
+        given = values_from_args(args, settings, given_only=True)
+        for f in fields(settings):
+            if f.name not in given or not f.metadata.get("cli", True):
+                continue
+            value = given[f.name]
+            flag = "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
+            if isinstance(value, bool):
+                words += [flag] if value else []
+            elif isinstance(value, (list, tuple)):
+                words += [flag, *map(str, value)]
+            elif value is not None:
+                words += [flag, f"{value:g}s" if f.metadata.get("type") is parse_duration else str(value)]
+    return shlex.join(words)
+
+
+def _write_config(out: Path, args, config) -> Path:
+    """``<out>/config.json``: the command line, its options and the DMC config (its JSON-representable entries), so
+    a run directory says how it was made (``cardrl report`` shows it)."""
+    from dataclasses import fields
+
+    from cardrl.algorithms.dmc.settings import DMCSettings
+
+    record = {"game": config.game_spec.name, "title": config.game_spec.title, "algo": args.algo,
+              "command": _command_line(args),
+              "args": {k: v for k, v in vars(args).items() if k != "command" and _jsonable(v)},
+              "dmc": {f.name: getattr(config, f.name) for f in fields(DMCSettings)
+                      if _jsonable(getattr(config, f.name, None))},
+              "env_config": dict(config.env_config or {}),
+              "rllib": {k: v for k, v in config.to_dict().items() if _jsonable(v)}}
+    path = out / "config.json"
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
 
 
 def run_training(args) -> int:
@@ -92,6 +186,9 @@ def run_training(args) -> int:
     options = config.game_spec.full_options({k: v for k, v in (config.env_config or {}).items()
                                              if k in config.game_spec.rule_options})
     baselines = {spec: _baseline_factory(spec, args.game, options, args.seed + 7) for spec in args.eval_against}
+    _write_config(out, args, config)
+    by_match = config.game_spec.protocol.unit == "match"
+    score_name = _score_name(config.game_spec)
     reached: dict[str, dict] = {}  # baseline -> when the ADP interval against it first lay above 0
     start = last_eval = last_ckpt = time.time()
     progress = (out / "progress.jsonl").open("a")
@@ -107,25 +204,39 @@ def run_training(args) -> int:
             frames = int(result.get("frames_trained", 0))
             record = {"time_s": round(now - start, 1), "iteration": result.get("training_iteration"),
                       "frames_trained": frames, "frames_per_s": round(result.get("frames_trained_per_s", 0), 1),
-                      "episodes": int(result.get("episodes", 0)), "weight_lag": result.get("weight_lag"),
-                      "losses": {m: float(s["q_loss"]) for m, s in result.get("learners", {}).items()
-                                 if isinstance(s, dict) and "q_loss" in s},
+                      "episodes": int(result.get("episodes", 0)), "deals": int(result.get("deals", 0)),
+                      "weight_lag": result.get("weight_lag"),
+                      "losses": _module_metrics(result, "q_loss"),
+                      "coach": {k: v for k, v in _flat(result.get("learners", {}).get("coach", {})).items()
+                                if k.startswith("coach_")},
+                      "opponent_model": {m: {k: v for k, v in _flat(s).items() if k.startswith("om_")}
+                                         for m, s in result.get("learners", {}).items() if isinstance(s, dict)
+                                         and any(k.startswith("om_") for k in s)},
                       **{k: result.get(k) for k in DATA_METRICS}, "driver_rss_mb": _rss_mb()}
+            played = (f"matches {record['episodes']:,} ({record['deals']:,} deals)" if by_match
+                      else f"deals {record['episodes']:,}")  # an episode is a match or a deal
             line = (f"[{now - start:7.1f}s] iter {record['iteration']:4d} | frames {frames:,} "
-                    f"({record['frames_per_s']:,.0f}/s) | episodes {record['episodes']:,} | "
+                    f"({record['frames_per_s']:,.0f}/s) | {played} | "
                     f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f} | data age "
                     f"{record['data_age_updates'] or 0:.1f} upd {record['data_age_s'] or 0:.1f}s | buffers "
                     f"{record['buffer_mb'] or 0:.1f} MB")
             if result.get("pruning_ratio") is not None:
                 record["pruning_ratio"] = float(result["pruning_ratio"])
                 line += f" | pruned {100 * record['pruning_ratio']:.1f}%"
+            record.update({k: float(result[k]) for k in SCHEDULE_METRICS if result.get(k) is not None})
+            if record.get("oracle_lambda") is not None:
+                line += f" | oracle lambda {record['oracle_lambda']:.3f}"
+            if record.get("coach_rejection_rate") is not None:
+                line += f" | coach beta {record['coach_beta']:.2f} rejects {100 * record['coach_rejection_rate']:.1f}%"
             if args.eval_every and now - last_eval >= args.eval_every:
                 record["eval"] = _evaluate(algo, baselines, args)
                 for spec, ev in record["eval"].items():
-                    line += f" | ADP vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+                    line += (f" | {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, "
+                             f"{ev['adp_high']:+.2f}]")
                     if spec not in reached and ev["adp_low"] > 0:
                         reached[spec] = {"time_s": record["time_s"], "frames_trained": frames}
-                        line += f" (ADP > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, {frames:,} frames)"
+                        line += (f" ({score_name} > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, "
+                                 f"{frames:,} frames)")
                 record["reached_adp_above_0"] = dict(reached)
                 last_eval = time.time()
             print(line, flush=True)
@@ -140,10 +251,28 @@ def run_training(args) -> int:
                 print(f"checkpoint written: {path}", flush=True)
             if done:
                 break
-        for spec, ev in _evaluate(algo, baselines, args).items():
+        # the final evaluation: printed, and recorded (the last record's fields, its time, the evaluation) so that
+        # a short run's curves have a point
+        final = {**record, "time_s": round(time.time() - start, 1), "eval": _evaluate(algo, baselines, args),
+                 "final": True}
+        for spec, ev in final["eval"].items():
+            if spec not in reached and ev["adp_low"] > 0:
+                reached[spec] = {"time_s": final["time_s"], "frames_trained": frames}
             parts = ", ".join(f"as {k} {v:+.3f}" for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high"))
-            print(f"final ADP vs {spec} over {args.eval_deals} deals x {len(ev) - 3} arrangements: {ev['adp']:+.3f} "
-                  f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}", flush=True)
+            arrangements = "2 (teams swapped)" if by_match else f"{len(ev) - 3} arrangements"
+            print(f"final {'points per deal' if by_match else 'ADP'} vs {spec} over {args.eval_deals} deals x "
+                  f"{arrangements}: {ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}",
+                  flush=True)
+        final["reached_adp_above_0"] = dict(reached)
+        if by_match:
+            final["matches"] = _evaluate_matches(algo, baselines, args)
+            for spec, m in final["matches"].items():
+                print(f"final match win rate vs {spec} over {m['matches']} match{'es' if m['matches'] != 1 else ''} "
+                      f"x 2 (teams swapped): "
+                      f"{m['win_rate']:.3f} [{m['win_rate_low']:.3f}, {m['win_rate_high']:.3f}]; points per deal "
+                      f"{m['points_per_deal']:+.3f}, {m['deals_per_match']:.1f} deals per match", flush=True)
+        _log_scalars(writer, final, frames)
+        progress.write(json.dumps(final) + "\n")
     finally:
         progress.close()
         if writer is not None:
@@ -173,6 +302,22 @@ def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
             for spec, make in baselines.items()}
 
 
+def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
+    """Whole seeded matches of the current greedy networks against each baseline, teams swapped, one match per ten
+    evaluation deals (:func:`cardrl.eval.matches.run_matches`: match win rate, points per deal, deals per match)."""
+    from cardrl.agents.q_agent import QAgent
+    from cardrl.eval.matches import run_matches
+
+    spec = algo.config.game_spec
+    env_config = dict(algo.config.env_config or {})
+    options = {k: v for k, v in env_config.items() if k in spec.rule_options and k not in spec.protocol.deal_options
+               and k != "max_deals"}
+    agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"))
+    matches = max(1, args.eval_deals // 10)
+    return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()
+            for name, make in baselines.items()}
+
+
 def _tensorboard(out: Path):
     """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
     try:
@@ -189,11 +334,16 @@ def _log_scalars(writer, record: dict, step: int) -> None:
     writer.add_scalar("dmc/episodes", record["episodes"], step)
     if record.get("weight_lag") is not None:
         writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
-    for key in (*DATA_METRICS, "driver_rss_mb"):
+    for key in (*DATA_METRICS, *SCHEDULE_METRICS, "pruning_ratio", "driver_rss_mb"):
         if record.get(key) is not None:
             writer.add_scalar(f"dmc/{key}", record[key], step)
     for mid, loss in record["losses"].items():
         writer.add_scalar(f"loss/{mid}", loss, step)
+    for key, value in record.get("coach", {}).items():
+        writer.add_scalar(f"coach/{key}", value, step)
+    for mid, metrics in record.get("opponent_model", {}).items():
+        for key, value in metrics.items():
+            writer.add_scalar(f"opponent_model/{mid}/{key}", value, step)
     for spec, ev in record.get("eval", {}).items():
         for key, value in ev.items():
             writer.add_scalar(f"eval_vs_{spec}/{key}", value, step)

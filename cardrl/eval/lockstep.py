@@ -37,7 +37,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
     tournament plays single deals), ``features`` the encoder the scorer reads (default: the game's). A game's
     score is the sum of the protocol's scored seats' payoffs (DouDiZhu: team points, the unit of DouZero's
-    ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement label, their mean
+    ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the protocol's ``sides``), their mean
     ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals (``per_deal=True`` adds the per-deal samples
     as ``per_deal``, e.g. to pool several runs).
     """
@@ -92,7 +92,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
                     start(i)
     pair = scores.mean(axis=1)
     low, high = mean_interval(pair)
-    out = {label: float(scores[:, k].mean()) for k, label in enumerate(protocol.labels)}
+    out = {side: float(scores[:, k].mean()) for k, side in enumerate(spec.protocol.sides)}
     out = {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
     if per_deal:
         out["per_deal"] = pair.tolist()

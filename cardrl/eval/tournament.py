@@ -13,7 +13,8 @@ as the papers define them:
   the mean over its arrangements; ADP is the mean of the N samples with a 95% Student-t interval (scipy), as in
   the papers' "10,000 samples ... T-test".
 - **WP** (winning percentage): games won by A / games played, with the same kind of interval over deals.
-- Per arrangement (per seat) the same two metrics, over the N games of that arrangement.
+- Per arrangement (per seat) the same two metrics with their intervals, over the N games of that arrangement (the WP
+  interval is the t-interval of the N wins, clipped to [0, 1]).
 
 Agents are reset with the deal's seed before each game, so the result is a function of the deal file and the
 agent specs alone: chunks of deals run as Ray tasks (``num_workers >= 1``) or in this process (0) and are
@@ -48,12 +49,20 @@ SIDE_SEEDS = (1, 2)  # seeds of side A's and side B's agents when their spec giv
 
 @dataclass(frozen=True)
 class ArrangementStats:
-    """ADP and WP of side A in one arrangement of the deals (e.g. "A landlord"), over its N games."""
+    """ADP and WP of side A in one arrangement of the deals (e.g. "A landlord"), over its N games, each with its 95%
+    interval."""
 
     label: str
     adp: float
     adp_interval: tuple[float, float]
     wp: float
+    wp_interval: tuple[float, float] = (float("nan"), float("nan"))
+
+
+def _wp_interval(wins: np.ndarray) -> tuple[float, float]:
+    """The 95% t-interval of a win rate from per-deal samples, clipped to [0, 1]."""
+    lo, hi = mean_interval(np.asarray(wins, dtype=np.float64))
+    return (max(lo, 0.0), min(hi, 1.0))
 
 
 @dataclass(frozen=True, eq=False)
@@ -97,13 +106,13 @@ class TournamentResult:
 
     @property
     def wp_interval(self) -> tuple[float, float]:
-        lo, hi = mean_interval(self.wins.mean(axis=1))
-        return (max(lo, 0.0), min(hi, 1.0))
+        return _wp_interval(self.wins.mean(axis=1))
 
     def arrangements(self) -> list[ArrangementStats]:
-        """Per-seat breakdown: one :class:`ArrangementStats` per arrangement."""
+        """Per-seat breakdown: one :class:`ArrangementStats` per arrangement, ADP and WP with their intervals."""
         return [ArrangementStats(label, float(self.scores[:, k].mean()), mean_interval(self.scores[:, k]),
-                                 float(self.wins[:, k].mean())) for k, label in enumerate(self.labels)]
+                                 float(self.wins[:, k].mean()), _wp_interval(self.wins[:, k]))
+                for k, label in enumerate(self.labels)]
 
     def beats(self) -> bool:
         """A outperforms B: the ADP interval lies above zero (Luo & Tan 2024, Table 4 note)."""
@@ -128,15 +137,19 @@ class TournamentResult:
                 f"{wlo:.3f}, {whi:.3f} |"]
         for s in self.arrangements():
             slo, shi = s.adp_interval
-            rows.append(f"| {s.label} | {self.deals} | {s.adp:+.3f} | {slo:+.3f}, {shi:+.3f} | {s.wp:.3f} | |")
+            wlo, whi = s.wp_interval
+            rows.append(f"| {s.label} | {self.deals} | {s.adp:+.3f} | {slo:+.3f}, {shi:+.3f} | {s.wp:.3f} | "
+                        f"{wlo:.3f}, {whi:.3f} |")
         return "\n".join(rows)
 
     def to_dict(self) -> dict[str, Any]:
         lo, hi = self.adp_interval
         return {"game": self.game, "a": self.a, "b": self.b, "deals": self.deals, "games": self.games,
-                "adp": self.adp, "adp_low": lo, "adp_high": hi, "wp": self.wp,
+                "adp": self.adp, "adp_low": lo, "adp_high": hi, "wp": self.wp, "wp_low": self.wp_interval[0],
+                "wp_high": self.wp_interval[1],
                 "arrangements": {s.label: {"adp": s.adp, "adp_low": s.adp_interval[0],
-                                           "adp_high": s.adp_interval[1], "wp": s.wp}
+                                           "adp_high": s.adp_interval[1], "wp": s.wp, "wp_low": s.wp_interval[0],
+                                           "wp_high": s.wp_interval[1]}
                                  for s in self.arrangements()}}
 
 

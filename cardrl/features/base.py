@@ -29,11 +29,13 @@ class FeatureEncoder(ABC):
     """Observation and action features of one game (module docstring).
 
     Class attributes: ``name`` (a versioned id such as ``"douzero_v1"``), ``history_shape`` ((T, H) of the history
-    block, ``None`` without one), ``action_dim`` and the observation bounds ``obs_low`` / ``obs_high`` (the env's
-    Box). ``state_dim(agent)`` may depend on the agent (DouZero's landlord sees 319 values, a peasant 430).
+    block, ``None`` without one), ``action_dim``, the observation bounds ``obs_low`` / ``obs_high`` (the env's
+    Box), the DMC Q-network made for them (``default_q_model``) and the opponent models that read them. ``state_dim(agent)`` may depend on the agent (DouZero's landlord sees 319 values, a peasant 430).
     """
 
     name: ClassVar[str]
+    default_q_model: ClassVar[str] = "mlp"  # the DMC Q-network made for these features
+    opponent_models: ClassVar[tuple[str, ...]] = ()  # the opponent models that read these features
     history_shape: ClassVar[tuple[int, int] | None] = None
     action_dim: ClassVar[int] = 54
     obs_low: ClassVar[float] = 0.0

@@ -204,6 +204,8 @@ class DanZeroFeatures(FeatureEncoder):
     """
 
     name = "danzero_v1"
+    default_q_model = "mlp"  # DanZero's 4 x 512 tanh MLP (Lu et al. 2023, Fig. 4)
+    opponent_models = ("luo_tan",)  # Luo & Tan's opponent model, beyond the paper (no history: an MLP on the state)
     history_shape = None
     obs_low = -1.0
     obs_high = 2.0

@@ -72,6 +72,8 @@ class DouZeroFeatures(FeatureEncoder):
     """
 
     name = "douzero_v1"
+    default_q_model = "douzero_lstm"  # DouZero's network (Zha et al. 2021, Fig. 3)
+    opponent_models = ("douzero_plus",)  # DouZero+ reads DouZero's features (Zhao et al. 2022, Sec. IV-A)
     history_shape = (5, 162)
     HISTORY_SHAPE = history_shape
     HISTORY_DIM = 5 * 162

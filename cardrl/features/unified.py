@@ -120,6 +120,8 @@ class UnifiedFeatures(FeatureEncoder):
     """
 
     name = "luo_tan_v1"
+    default_q_model = "luo_tan"  # their decision model (Luo & Tan 2024, Table 3)
+    opponent_models = ("luo_tan",)  # their opponent model (Table 2)
     history_shape = HISTORY_SHAPE
     STATE_DIM = STATE_DIM
     HISTORY_SHAPE = HISTORY_SHAPE

@@ -113,6 +113,7 @@ class Big2Game(Engine):
     name = "big2"
     num_players = NUM_PLAYERS
     rewards = REWARDS
+    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
 
     def __init__(self, straight_order: str = "bigzero", open_with_three_diamonds: bool = True,
@@ -259,6 +260,12 @@ class Big2Game(Engine):
                 out[seat] = -self.penalty(int(left[seat]))
         out[self.winner] = -out.sum()
         return out
+
+    def payoff_bounds(self, reward: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """A loser pays at most 13 cards times the largest multiplier; the winner gains at most three such losses."""
+        self._check_reward(reward)
+        worst = self.penalty(HAND_SIZE)
+        return np.full(NUM_PLAYERS, -worst), np.full(NUM_PLAYERS, 3 * worst)
 
     # ---- views -------------------------------------------------------------------------------
     def view(self, seat: int) -> "Big2View":

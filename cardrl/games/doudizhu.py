@@ -69,6 +69,7 @@ class DouDizhuGame(Engine):
     name = "doudizhu"
     num_players = NUM_PLAYERS
     rewards = REWARDS
+    suits_matter = False  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
 
     def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
@@ -300,6 +301,20 @@ class DouDizhuGame(Engine):
         out[:] = -sign * base
         out[self.landlord] = 2.0 * sign * base
         return out
+
+    def payoff_bounds(self, reward: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The landlord wins or loses at most 2 x the largest base, a peasant the base: with ADP the base is at most
+        bid 3 (1 without bidding) x 2 per bomb (13) and the rocket, x2 for a spring when that option is on."""
+        reward = self._check_reward(reward)
+        base = 1.0
+        if reward == "adp":
+            base = (3.0 if self.bidding else 1.0) * 2.0 ** 14 * (2.0 if self.spring else 1.0)
+        high = np.full(NUM_PLAYERS, base)
+        if self.bidding:  # any seat may become the landlord
+            high[:] = 2 * base
+        else:
+            high[0] = 2 * base  # the landlord is seat 0
+        return -high, high
 
     # ---- views -------------------------------------------------------------------------------
     def view(self, seat: int) -> "DouDizhuView":

@@ -83,6 +83,7 @@ class Engine(ABC):
     num_players: ClassVar[int]
     rewards: ClassVar[tuple[str, ...]]  # the payoff kinds; the first is the default
     deck: ClassVar[np.ndarray]  # (54,) counts of every card kind in the game's deck
+    suits_matter: ClassVar[bool] = True  # False: only ranks matter, card vectors are per-rank thermometers
 
     phase: str | None
     current_player: int
@@ -115,6 +116,11 @@ class Engine(ABC):
     def payoffs(self, reward: str | None = None) -> np.ndarray:
         """Zero-sum payoff per seat (float64, ``(num_players,)``) of kind ``reward`` (``None``: ``rewards[0]``);
         all zeros before the end (GuanDan matches: the deals finished so far)."""
+
+    @abstractmethod
+    def payoff_bounds(self, reward: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)``, each ``(num_players,)``: the least and most a seat can be paid for one scoring segment
+        (a deal) with this engine's options; e.g. the range of returns ADMC clips its Q to."""
 
     # ---- what players see ------------------------------------------------------------------------------
     @abstractmethod

@@ -163,6 +163,7 @@ class GuanDanGame(Engine):
     name = "guandan"
     num_players = NUM_PLAYERS
     rewards = REWARDS
+    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = DECK
 
     def __init__(self, match: bool = True, level: int = 0, a_level_attempts: int | None = 3,
@@ -565,6 +566,12 @@ class GuanDanGame(Engine):
         if not self.deal_rewards:
             return np.zeros(NUM_PLAYERS)
         return np.sum(self.deal_rewards, axis=0)
+
+    def payoff_bounds(self, reward: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """A deal pays each seat at most +-3 (+-4 with the match bonus, added to every deal of a finished match)."""
+        self._check_reward(reward)
+        top = 3.0 + (1.0 if self.match_bonus else 0.0)
+        return np.full(NUM_PLAYERS, -top), np.full(NUM_PLAYERS, top)
 
     # ---- views -------------------------------------------------------------------------------
     def view(self, seat: int) -> "GuanDanView":

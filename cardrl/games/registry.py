@@ -45,8 +45,8 @@ class EvalProtocol:
     """How a deal is replayed with sides swapped and how side A is scored (Luo & Tan 2024, Sec. 5.1; DouZero's
     ``evaluate.py``; DanZero, Sec. V-B).
 
-    ``arrangements[k]`` are the seats side A takes in arrangement ``k`` (side B takes the others) and
-    ``labels[k]`` names it; ``scored[k]`` are the seats whose payoffs sum to A's score (default: A's seats; a
+    ``arrangements[k]`` are the seats side A takes in arrangement ``k`` (side B takes the others),
+    ``labels[k]`` names it in tables and ``sides[k]`` in results (the key of A's mean score in that arrangement); ``scored[k]`` are the seats whose payoffs sum to A's score (default: A's seats; a
     GuanDan team's points are one seat's, since both seats of a team get them). ``reward`` is the payoff kind
     scored and ``win_reward`` the kind whose sign decides a win (``None``: the game's default / the score's sign).
     ``required_options`` are rule options the protocol needs (DouDiZhu: a fixed landlord), ``deal_options`` the
@@ -56,6 +56,7 @@ class EvalProtocol:
 
     arrangements: tuple[tuple[int, ...], ...]
     labels: tuple[str, ...]
+    sides: tuple[str, ...]
     scored: tuple[tuple[int, ...], ...] | None = None
     reward: str | None = None
     win_reward: str | None = None
@@ -64,8 +65,8 @@ class EvalProtocol:
     unit: str = "deal"
 
     def __post_init__(self):
-        if len(self.labels) != len(self.arrangements):
-            raise ValueError("EvalProtocol: one label per arrangement")
+        if not len(self.labels) == len(self.sides) == len(self.arrangements):
+            raise ValueError("EvalProtocol: one label and one side name per arrangement")
         if self.scored is not None and len(self.scored) != len(self.arrangements):
             raise ValueError("EvalProtocol: one tuple of scored seats per arrangement")
         if self.unit not in ("deal", "match"):
@@ -92,15 +93,19 @@ class GameSpec:
         features: feature encoder name -> class (constructed without arguments); the first is the default.
         protocol: the :class:`EvalProtocol`.
         module_mapping: ``"per_agent"`` (one Q-network per agent name, DouZero) or ``"shared"`` (one for all).
-        q_model: the default DMC Q-network (``"douzero_lstm"`` or ``"mlp"``).
         target_scale: agent -> factor from its zero-sum payoff to its DMC target (DouDiZhu's landlord pays 2x).
         search: optional ``f(engine) -> search`` giving the game's Minimum Combination Search (Luo & Tan, Alg. 2).
         average_initial_cards: N of Luo & Tan's eq. 2 (the average number of cards a player is dealt).
         agent_kinds: agent-spec kind -> ``f(options) -> Agent`` for the game's own agents (``rule``, ...).
+        coach_encoder: optional ``f(engine, width) -> (seats, width)`` encoding a dealt game for a coach network that
+            predicts which side wins (DouZero+; the games here use :func:`cardrl.features.deals.initial_hands`).
         env: the env module (``raw_env`` / ``env`` inside), or ``None`` for the generic
             :class:`cardrl.envs.card_game.CardGameEnv`.
         env_name: the env's versioned name (``"doudizhu_v0"``), also its RLlib registration ``cardrl/<env_name>``.
         peers: other implementations of the game the benchmarks measure when installed.
+        notation: optional :class:`~cardrl.games.notation.GameNotation` subclass: how a person types and reads the
+            game's cards and moves, and the game's own lines of the screen; ``cardrl play`` plays only the games that
+            have one.
     """
 
     name: str
@@ -112,14 +117,15 @@ class GameSpec:
     protocol: EvalProtocol
     normalise_options: Ref | None = None
     module_mapping: str = "shared"
-    q_model: str = "mlp"
     target_scale: Mapping[str, float] = field(default_factory=dict)
     search: Ref | None = None
     average_initial_cards: float | None = None
     agent_kinds: Mapping[str, Ref] = field(default_factory=dict)
+    coach_encoder: Ref | None = None
     env: str | None = None
     env_name: str = ""
     peers: tuple[str, ...] = ()
+    notation: Ref | None = None
 
     def __post_init__(self):
         if not self.features:
@@ -196,6 +202,12 @@ class GameSpec:
                              f"{[g for g in game_names() if get_game(g).search is not None]}")
         return resolve(self.search)(engine)
 
+    def coach_hands(self, engine, width: int):
+        """The dealt game as a coach network reads it (``coach_encoder``); ValueError if the game has no encoder."""
+        if self.coach_encoder is None:
+            raise ValueError(f"{self.name} has no coach encoder (GameSpec.coach_encoder)")
+        return resolve(self.coach_encoder)(engine, width)
+
     def agent_kind(self, kind: str) -> Callable[[Mapping[str, Any]], Any] | None:
         """The factory ``f(options) -> Agent`` of a game-specific agent kind, or None."""
         ref = self.agent_kinds.get(kind)
@@ -247,12 +259,15 @@ register_game(GameSpec(
     features={"douzero": "cardrl.features.douzero:DouZeroFeatures",
               "unified": "cardrl.features.unified:UnifiedFeatures"},
     protocol=EvalProtocol(arrangements=((0,), (1, 2)), labels=("A landlord", "A peasants"),
+                          sides=("landlord", "peasants"),
                           reward="adp", win_reward="wp", required_options={"bidding": False}),
-    module_mapping="per_agent", q_model="douzero_lstm", target_scale={"landlord": 0.5},
+    module_mapping="per_agent", target_scale={"landlord": 0.5},
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=54 / 3,
     agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
                  "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},
+    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.doudizhu_v0", peers=("douzero", "rlcard", "open_spiel"),
+    notation="cardrl.games.notation:DouDizhuNotation",
 ))
 register_game(GameSpec(
     name="big2", title="Big2",
@@ -262,11 +277,14 @@ register_game(GameSpec(
     normalise_options="cardrl.games.big2:normalise_options",
     features={"unified": "cardrl.features.unified:UnifiedFeatures"},
     protocol=EvalProtocol(arrangements=((0,), (1,), (2,), (3,)),
-                          labels=("A seat 0", "A seat 1", "A seat 2", "A seat 3")),
-    module_mapping="shared", q_model="douzero_lstm",
+                          labels=("A seat 0", "A seat 1", "A seat 2", "A seat 3"),
+                          sides=("west", "south", "east", "north")),
+    module_mapping="shared",
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=13.0,
     agent_kinds={"rule": "cardrl.agents.big2_rule:Big2RuleAgent.from_rule_options"},
+    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.big2_v0",
+    notation="cardrl.games.notation:Big2Notation",
 ))
 register_game(GameSpec(
     name="guandan", title="GuanDan",
@@ -276,11 +294,14 @@ register_game(GameSpec(
                   "match_bonus": False, "tribute_decisions": False, "max_deals": None},
     features={"danzero": "cardrl.features.danzero:DanZeroFeatures",
               "danzero_keyed": "cardrl.features.danzero:DanZeroKeyedFeatures"},
-    protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"), scored=((0,), (1,)),
+    protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"),
+                          sides=("team_0", "team_1"), scored=((0,), (1,)),
                           deal_options={"match": False}, unit="match"),
-    module_mapping="shared", q_model="mlp",
+    module_mapping="shared",
     search="cardrl.search.guandan_mcs:search_for_engine", average_initial_cards=108 / 4,
     agent_kinds={"rule": "cardrl.agents.guandan_rule:GuanDanShedAgent.from_rule_options",
                  "rule-control": "cardrl.agents.guandan_rule:GuanDanControlAgent.from_rule_options"},
+    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.guandan_v0",
+    notation="cardrl.games.notation:GuanDanNotation",
 ))

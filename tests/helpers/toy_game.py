@@ -96,6 +96,10 @@ class DuelGame(Engine):
             out[self.winner], out[1 - self.winner] = (2.0, -2.0) if self.double else (1.0, -1.0)
         return out
 
+    def payoff_bounds(self, reward: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+        top = 2.0 if self.double else 1.0
+        return np.full(2, -top), np.full(2, top)
+
     def _cards(self, counts: np.ndarray) -> np.ndarray:
         out = np.zeros(counts.shape[:-1] + (54,), dtype=np.int64)
         for r in range(RANKS):
@@ -185,6 +189,6 @@ class DuelFeatures(FeatureEncoder):
 DUEL = GameSpec(
     name="duel", title="Duel", engine=DuelGame, agents=("north", "south"), rule_options={"double": False},
     features={"duel": DuelFeatures},
-    protocol=EvalProtocol(arrangements=((0,), (1,)), labels=("A first", "A second")),
-    module_mapping="shared", q_model="mlp",
+    protocol=EvalProtocol(arrangements=((0,), (1,)), labels=("A first", "A second"), sides=("first", "second")),
+    module_mapping="shared",
 )

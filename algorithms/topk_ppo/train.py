@@ -1,0 +1,151 @@
+"""``cardrl train GAME --algo topk-ppo --dmc-checkpoint PATH --k 2``: top-k PPO on an embedded local Ray or a cluster.
+
+The run loop (:func:`train_loop`, shared with ``--algo ppo``) prints one progress line per iteration, evaluates the
+current policy against each ``--eval-against`` baseline every ``--eval-every`` (duplicate deals, sides swapped; GuanDan:
+single deals, DanZero's points; whole-match win rates are ``cardrl eval``'s), writes RLlib checkpoints every
+``--checkpoint-every`` and at the end (``<out>/checkpoint``), and ``<out>/progress.jsonl``. Throughput is reported as
+sampled frames per second and the share of the runners' time spent scoring candidates with the frozen DMC network.
+
+Flags shared with DMC (``--lr``, ``--grad-clip``, ``--hidden-sizes``, ``--num-envs-per-env-runner``) take top-k PPO's
+own defaults unless given (:class:`~cardrl.algorithms.topk_ppo.settings.TopKPPOSettings`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import MISSING, fields
+from pathlib import Path
+from typing import Any, Callable
+
+from cardrl.algorithms.dmc.train import env_config_from_args
+
+
+def settings_from_args(args, settings: type, given: set[str]) -> dict[str, Any]:
+    """The settings' values: the flags the user gave, the dataclass defaults for the others (a flag shared with another
+    algorithm carries that algorithm's default in ``args``)."""
+    out = {}
+    for f in fields(settings):
+        if f.name in given and hasattr(args, f.name):
+            value = getattr(args, f.name)
+        else:
+            value = f.default if f.default is not MISSING else f.default_factory()
+        out[f.name] = tuple(value) if isinstance(value, list) else value
+    return out
+
+
+def build_config(args, given: set[str]):
+    """The TopKPPOConfig of a ``cardrl train --algo topk-ppo`` command line."""
+    from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
+    from cardrl.algorithms.topk_ppo.topk_ppo import TopKPPOConfig
+
+    settings = settings_from_args(args, TopKPPOSettings, given)
+    envs = settings.pop("num_envs_per_env_runner")
+    if settings.get("kl_stop") == 0:
+        settings["kl_stop"] = None
+    return (TopKPPOConfig().game(args.game, **env_config_from_args(args))
+            .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=envs)
+            .training(**settings)
+            .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
+            .debugging(seed=args.seed))
+
+
+def _init_ray(args) -> None:
+    import ray
+
+    if not ray.is_initialized():
+        address = os.environ.get("RAY_ADDRESS")
+        if address:
+            ray.init(address=address)
+        else:
+            ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False, log_to_driver=False,
+                     configure_logging=False)
+
+
+def evaluate(agent, args, baselines: list[str]) -> dict[str, dict]:
+    """``agent`` against each baseline spec on the same seeded deals, sides swapped: ADP and its 95% interval."""
+    from cardrl.eval.tournament import run_tournament
+
+    out = {}
+    for spec in baselines:
+        result = run_tournament(agent, spec, args.eval_deals, game=args.game, seed=args.seed + 1)
+        lo, hi = result.adp_interval
+        out[spec] = {"adp": result.adp, "adp_low": lo, "adp_high": hi, "wp": result.wp}
+    return out
+
+
+def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tuple[dict, str]],
+               make_agent: Callable[[], Any]) -> int:
+    """Train ``algo`` until ``--stop-time`` / ``--stop-frames``; one progress line and record per iteration
+    (``record_of(result) -> (record, line)``, the record holding ``frames``), evaluation of ``make_agent()`` and
+    checkpoints on their schedules."""
+    from cardrl.eval.agents import build_agent
+
+    for spec in args.eval_against:  # a bad baseline fails before training
+        build_agent(spec, args.game)
+    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    start = last_eval = last_ckpt = time.time()
+    print(title, flush=True)
+    with (out / "progress.jsonl").open("a") as progress:
+        try:
+            while True:
+                result = algo.train()
+                now = time.time()
+                record, line = record_of(result)
+                record = {"time_s": round(now - start, 1), "iteration": result.get("training_iteration"), **record}
+                line = f"[{now - start:7.1f}s] iter {record['iteration']:4d} | {line}"
+                if args.eval_every and now - last_eval >= args.eval_every:
+                    record["eval"] = evaluate(make_agent(), args, args.eval_against)
+                    for spec, ev in record["eval"].items():
+                        line += f" | ADP vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+                    last_eval = time.time()
+                print(line, flush=True)
+                progress.write(json.dumps(record, default=float) + "\n")
+                progress.flush()
+                done = (stop_time is not None and now - start >= stop_time) or (
+                    args.stop_frames is not None and record["frames"] >= args.stop_frames)
+                if done or now - last_ckpt >= args.checkpoint_every:
+                    path = algo.save_to_path(str(out / "checkpoint"))
+                    last_ckpt = time.time()
+                    print(f"checkpoint written: {path}", flush=True)
+                if done:
+                    break
+            for spec, ev in evaluate(make_agent(), args, args.eval_against).items():
+                print(f"final ADP vs {spec} over {args.eval_deals} deals: {ev['adp']:+.3f} "
+                      f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)
+        finally:
+            algo.stop()
+    return 0
+
+
+def _record(result: dict) -> tuple[dict, str]:
+    learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
+    losses = {m: float(s["policy_loss"]) for m, s in learners.items()}
+    record = {"frames": int(result.get("frames_sampled", 0)), "frames_per_s": float(result.get("frames_per_s", 0)),
+              "candidate_scoring_share": float(result.get("candidate_scoring_share", 0)),
+              "episodes": int(result.get("episodes", 0)),
+              "policy_loss": losses, "entropy": {m: float(s.get("entropy", 0)) for m, s in learners.items()},
+              "approx_kl": {m: float(s.get("approx_kl", 0)) for m, s in learners.items()},
+              "epochs_taken": {m: float(v) for m, v in dict(result.get("epochs_taken", {})).items()}}
+    line = (f"frames {record['frames']:,} ({record['frames_per_s']:,.0f}/s, scoring "
+            f"{100 * record['candidate_scoring_share']:.0f}%) | episodes {record['episodes']:,} | pi loss "
+            + ", ".join(f"{m} {v:+.3f}" for m, v in sorted(losses.items())) + " | epochs "
+            + ", ".join(f"{m} {v:.0f}" for m, v in sorted(record["epochs_taken"].items())))
+    return record, line
+
+
+def run_training(args, given: set[str]) -> int:
+    """``cardrl train GAME --algo topk-ppo``."""
+    config = build_config(args, given)
+    config.validate()  # a missing or foreign DMC checkpoint fails here, before Ray starts
+    _init_ray(args)
+    out = Path(args.out or f"runs/topk-ppo_{args.game}").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    algo = config.build_algo()
+    if args.restore:
+        algo.restore_from_path(str(Path(args.restore).resolve()))
+        print(f"restored from {args.restore}", flush=True)
+    title = (f"training top-k PPO (k={config.k}) on {args.game}: {args.num_env_runners} env runner(s) x "
+             f"{config.num_envs_per_env_runner} games, candidates from {config.dmc_checkpoint}, run dir {out}")
+    return train_loop(algo, args, out, title, _record, lambda: algo.agent(seed=args.seed + 7))

@@ -1,0 +1,18 @@
+"""G+OMODMC (beyond the papers): G+OM with ODMC's Minimum Combination Search pruning (exact K with wild cards).
+
+A `ray job submit` entry that runs on whatever Ray it finds, else an embedded local one:
+
+    ray job submit --address http://127.0.0.1:8265 -- python experiments/omodmc_guandan.py --stop-time 1h \\
+        --num-env-runners 150 --gpu
+
+Every option of ``cardrl train`` is accepted (``cardrl train --help``).
+"""
+
+import sys
+
+from cardrl.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--frames-per-update",
+                   "32768", "--opponent-model", "luo_tan", "--prune", "mcs", "--out", "runs/omodmc_guandan",
+                   *sys.argv[1:]]))

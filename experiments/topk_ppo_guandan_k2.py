@@ -1,0 +1,28 @@
+"""DanZero+ "PPO model (2)" (Zhao, Lu, Zhao, Zhou, Li 2024, Table III): top-k PPO on GuanDan with k = 2 candidates
+from a frozen DanZero DMC network and Table V's settings (the defaults of ``cardrl train --algo topk-ppo``); a
+`ray job submit` entry.
+
+Needs a GuanDan DMC checkpoint (default: experiments/danzero_guandan.py's, runs/danzero_guandan/checkpoint):
+
+    python experiments/topk_ppo_guandan_k2.py --dmc-checkpoint runs/danzero_guandan/checkpoint --stop-time 1h \\
+        --num-env-runners 40
+
+Every option of ``cardrl train`` is accepted (a later flag overrides the ones below). Table III's protocol, two model
+seats against two rule-agent seats over whole matches, and PPO against its own DMC:
+
+    cardrl eval guandan --a topk-ppo:runs/topk_ppo_guandan_k2/checkpoint --b rule
+    cardrl eval guandan --a topk-ppo:runs/topk_ppo_guandan_k2/checkpoint --b checkpoint:runs/danzero_guandan/checkpoint
+
+Paper: 92.70 / 86.22 / 90.83 % match wins against their baselines 1, 2, 4 and 55.13 % against DanZero (their competition bots
+are not available here). The match bonus is off, as in experiments/danzero_guandan.py; the Python API turns it on with
+``TopKPPOConfig().game("guandan", match_bonus=True)``.
+"""
+
+import sys
+
+from cardrl.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["train", "guandan", "--algo", "topk-ppo", "--k", "2", "--dmc-checkpoint",
+                   "runs/danzero_guandan/checkpoint", "--eval-against", "rule", "--out", "runs/topk_ppo_guandan_k2",
+                   *sys.argv[1:]]))

@@ -1,0 +1,67 @@
+"""Test helper: a Ray head node of a test's own (`ray start --head` on loopback, with a temp dir of its own), stopped
+by killing only its own processes: `ray stop` would kill every Ray on the machine, the user's runs included."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def ray_bin() -> str:
+    return shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
+
+
+def start_head(temp_dir: Path, num_cpus: int = 2, env: dict | None = None) -> tuple[int, int]:
+    """Start the head; returns (GCS port, dashboard port)."""
+    gcs, dashboard = free_port(), free_port()
+    # Every port of its own: the defaults (e.g. the job agent's 52365) are taken when another Ray runs on this
+    # machine, and the head then answers job submissions with "No available agent".
+    agent_ports = [f"--{name}={free_port()}" for name in (
+        "dashboard-agent-listen-port", "dashboard-agent-grpc-port", "metrics-export-port", "runtime-env-agent-port",
+        "ray-client-server-port")]
+    subprocess.run([ray_bin(), "start", "--head", f"--port={gcs}", "--node-ip-address=127.0.0.1",
+                    f"--num-cpus={num_cpus}", "--include-dashboard=true", "--dashboard-host=127.0.0.1",
+                    f"--dashboard-port={dashboard}", *agent_ports, f"--temp-dir={temp_dir}",
+                    "--disable-usage-stats"],
+                   check=True, env=env, capture_output=True, timeout=180)
+    return gcs, dashboard
+
+
+def stop_own_processes(temp_dir: Path, grace_s: float = 10.0) -> None:
+    """SIGTERM, then SIGKILL, every process whose command line names ``temp_dir`` (the head's raylet, GCS,
+    dashboard and workers), and nothing else."""
+    import psutil
+
+    def own():
+        found = []
+        for proc in psutil.process_iter(["pid", "cmdline"]):
+            try:
+                if proc.pid != os.getpid() and str(temp_dir) in " ".join(proc.info["cmdline"] or ()):
+                    found.append(proc)
+            except (psutil.NoSuchProcess, psutil.AccessDenied):
+                continue
+        return found
+
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        procs = own()
+        for proc in procs:
+            try:
+                proc.send_signal(sig)
+            except psutil.NoSuchProcess:
+                pass
+        deadline = time.time() + grace_s
+        while procs and time.time() < deadline:
+            procs = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
+            time.sleep(0.2)
