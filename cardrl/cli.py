@@ -122,6 +122,10 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a deal against agents in the terminal")
     play.add_argument("game", choices=games, help="the game to play")
     add_play_arguments(play)
+    for command in (train, evaluate):  # the commands that start Ray
+        command.add_argument("--verbose", action="store_true",
+                             help="show every line Ray and RLlib print, the known-harmless startup lines included "
+                                  "(cardrl/quiet.py lists them)")
     parser._cardrl_train = train  # the train subparser, for _given_train_flags
     return parser
 
@@ -169,5 +173,16 @@ def main(argv: list[str] | None = None) -> int:
     return 2
 
 
+def console_main() -> int:
+    """The ``cardrl`` console script: :func:`main`, with Ray's and RLlib's known-harmless startup lines kept off
+    stderr (:mod:`cardrl.quiet`) unless ``--verbose`` is given."""
+    argv = sys.argv[1:]
+    if "--verbose" not in argv and argv[:1] in (["train"], ["eval"]):
+        from cardrl.quiet import filter_stderr
+
+        filter_stderr()
+    return main(argv)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())
