@@ -1,4 +1,4 @@
-"""The ``cardrl`` command line: ``train``, ``eval``, ``play``, ``plot``, ``report``, ``bench``.
+"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``plot``, ``report``, ``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -122,7 +122,12 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a deal against agents in the terminal")
     play.add_argument("game", choices=games, help="the game to play")
     add_play_arguments(play)
-    for command in (train, evaluate):  # the commands that start Ray
+    from cardrl.algorithms.dmc.tune import add_tune_arguments
+
+    tune = sub.add_parser("tune", help="Ray Tune sweep of DMC options from a space file, ranked on evaluation ADP")
+    tune.add_argument("game", choices=games, help="the game to train on")
+    add_tune_arguments(tune)
+    for command in (train, evaluate, tune):  # the commands that start Ray
         command.add_argument("--verbose", action="store_true",
                              help="show every line Ray and RLlib print, the known-harmless startup lines included "
                                   "(cardrl/quiet.py lists them)")
@@ -138,6 +143,9 @@ def main(argv: list[str] | None = None) -> int:
         try:
             given = _given_train_flags(sys.argv[1:] if argv is None else argv)
             _check_algorithm_flags(args.algo, given)
+            if args.algo != "dmc" and getattr(args, "resume", False):
+                raise ValueError(f"--resume applies to --algo dmc only; --algo {args.algo} starts from a checkpoint "
+                                 f"with --restore PATH")
             if args.algo == "topk-ppo":
                 from cardrl.algorithms.topk_ppo.train import run_training as run_topk_ppo
 
@@ -149,6 +157,15 @@ def main(argv: list[str] | None = None) -> int:
             return run_training(args)
         except ValueError as err:
             print(f"cardrl train: error: {err}", file=sys.stderr)
+            return 2
+    if args.command == "tune":
+        from cardrl.algorithms.dmc.tune import run_tune
+
+        args.argv = list(sys.argv[1:] if argv is None else argv)
+        try:
+            return run_tune(args)
+        except (ValueError, FileNotFoundError) as err:
+            print(f"cardrl tune: error: {err}", file=sys.stderr)
             return 2
     if args.command == "bench":
         from cardrl.bench.cli import main_bench
@@ -177,7 +194,7 @@ def console_main() -> int:
     """The ``cardrl`` console script: :func:`main`, with Ray's and RLlib's known-harmless startup lines kept off
     stderr (:mod:`cardrl.quiet`) unless ``--verbose`` is given."""
     argv = sys.argv[1:]
-    if "--verbose" not in argv and argv[:1] in (["train"], ["eval"]):
+    if "--verbose" not in argv and argv[:1] in (["train"], ["eval"], ["tune"], ["bench"]):
         from cardrl.quiet import filter_stderr
 
         filter_stderr()

@@ -19,7 +19,7 @@ import time
 
 
 def run(game: str, opponent_model: str, frames: int, features: str | None, report_every: int, deals: int,
-        seed: int) -> list[dict]:
+        seed: int, frames_per_update: int | None = None) -> list[dict]:
     import ray
 
     from cardrl.algorithms.dmc.dmc import DMCConfig
@@ -30,7 +30,9 @@ def run(game: str, opponent_model: str, frames: int, features: str | None, repor
     if not ray.is_initialized():
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     config = (DMCConfig().game(game, **env, **options).env_runners(num_env_runners=1)
-              .training(opponent_model=opponent_model).debugging(seed=seed))
+              .training(opponent_model=opponent_model,
+                        **({"frames_per_update": frames_per_update} if frames_per_update else {}))
+              .debugging(seed=seed))
     algo = config.build_algo()
     out, start, trained, next_report = [], time.time(), 0, 0
     try:
@@ -58,8 +60,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--report-every", type=int, default=100_000)
     parser.add_argument("--deals", type=int, default=50, help="held-out deals per report")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--frames-per-update", type=int, default=None,
+                        help="frames per learner update (default DMC's, as DouZero: 3,200); fewer gives the model more "
+                             "updates per frame in a short run")
     args = parser.parse_args(argv)
-    run(args.game, args.opponent_model, args.frames, args.features, args.report_every, args.deals, args.seed)
+    run(args.game, args.opponent_model, args.frames, args.features, args.report_every, args.deals, args.seed,
+        args.frames_per_update)
     return 0
 
 

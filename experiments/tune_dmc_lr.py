@@ -1,53 +1,31 @@
-"""A Ray Tune sweep over DMC's learning rate and exploration (DouZero defaults: lr 1e-4, epsilon 0.01).
+"""DMC's learning rate and exploration on a grid (DouZero: lr 1e-4, epsilon 0.01; DanZero: lr 1e-3).
 
-    python experiments/tune_dmc_lr.py --frames 2000000 --num-env-runners 4
-    ray job submit --address http://HEAD:8265 -- python experiments/tune_dmc_lr.py --frames 50000000 \\
-        --num-env-runners 40
+A thin entry point over ``cardrl tune doudizhu --space experiments/spaces/lr.json`` (docs/tune.md): every
+option of ``cardrl tune`` is accepted and wins over the defaults here. Locally (a 2-core machine: two trials at
+once, sampling in each trial's process) and on a cluster:
 
-Each trial is one DMC Algorithm (a Tune Trainable); results land in Tune's storage (``--storage``) with RLlib's
-metrics (``frames_trained``, ``learners/<seat>/q_loss``, ``env_runners/mean_return/<seat>``, ``weight_lag``).
+    python experiments/tune_dmc_lr.py --stop-time 20m --eval-every 2m --num-env-runners 0
+    ray job submit --address http://HEAD:8265 --working-dir experiments -- python tune_dmc_lr.py --stop-time 2h \\
+        --eval-every 10m --num-env-runners 8 --metric-against rule
+
+The table, ``results.json``/``results.csv``, ``adp_vs_swept.png`` and the best trial's checkpoint land in
+``runs/tune_dmc_lr``.
 """
 
 from __future__ import annotations
 
-import argparse
-import os
+import sys
+from pathlib import Path
+
+from cardrl.cli import main as cardrl_main
+
+SPACE = Path(__file__).resolve().parent / "spaces" / "lr.json"
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=2_000_000, help="frames trained per trial")
-    parser.add_argument("--num-env-runners", type=int, default=1)
-    parser.add_argument("--num-envs-per-env-runner", type=int, default=64)
-    parser.add_argument("--frames-per-update", type=int, default=3200)
-    parser.add_argument("--lr", type=float, nargs="+", default=[1e-4, 3e-4, 1e-3])
-    parser.add_argument("--epsilon", type=float, nargs="+", default=[0.01])
-    parser.add_argument("--storage", default=os.path.abspath("runs/tune_dmc"))
-    args = parser.parse_args(argv)
-
-    import ray
-    from ray import tune
-
-    from cardrl.algorithms.dmc.dmc import DMC, DMCConfig
-
-    if not ray.is_initialized():
-        ray.init(address=os.environ.get("RAY_ADDRESS"))
-    config = (DMCConfig().game("doudizhu")
-              .env_runners(num_env_runners=args.num_env_runners,
-                           num_envs_per_env_runner=args.num_envs_per_env_runner)
-              .training(frames_per_update=args.frames_per_update,
-                        lr=tune.grid_search(args.lr), epsilon=tune.grid_search(args.epsilon)))
-    tuner = tune.Tuner(DMC, param_space=config,
-                       run_config=tune.RunConfig(stop={"frames_trained": args.frames}, storage_path=args.storage))
-    results = tuner.fit()
-    for result in results:
-        metrics = result.metrics or {}
-        print(f"lr {result.config['lr']:g} epsilon {result.config['epsilon']:g}: "
-              f"frames {metrics.get('frames_trained')}, losses "
-              + ", ".join(f"{k} {v['q_loss']:.3f}" for k, v in sorted(metrics.get("learners", {}).items())
-                          if isinstance(v, dict) and "q_loss" in v))
-    return 0 if not results.errors else 1
+    return cardrl_main(["tune", "doudizhu", "--space", str(SPACE), "--out", "runs/tune_dmc_lr",
+                        *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -220,6 +220,23 @@ def test_bench_env_guandan_reports_every_part(capsys):
     assert capsys.readouterr().out.startswith("GuanDan env benchmark")
 
 
+def test_bench_moves_guandan_by_wild_cards(capsys):
+    """``--moves``: the lead table and, GuanDan having wild cards, 27-card dealt leads holding 0, 1 and 2 of them."""
+    by_wilds = benv.wild_lead_hands("guandan", count=3)
+    assert sorted(by_wilds) == [0, 1, 2] and all(len(hs) == 3 for hs in by_wilds.values())
+    game = get_game("guandan").make_engine(match=False).reset(0)
+    for w, hands in by_wilds.items():
+        assert all(int(h.sum()) == 27 and int(h[list(game.wild_kinds())].sum()) == w for h in hands)
+    assert benv.wild_lead_hands("big2", count=2) == {}  # no wild cards
+    result = benv.bench_moves("guandan", seconds=0.02, hands=3)
+    wild = result["ours"]["wild"]
+    assert wild["size"] == 27 and tuple(wild["movegen_us"]) == (0, 1, 2)
+    assert all(wild["movegen_p99_us"][w] > 0 and wild["lead_moves_max"][w] >= wild["lead_moves"][w] for w in range(3))
+    assert main_bench(["env", "guandan", "--moves", "--seconds", "0.02", "--hands", "2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("GuanDan legal-move benchmark") and "2 wilds" in out and "p99" in out
+
+
 # ---- cardrl bench mcs --------------------------------------------------------------------------------------------
 def test_bench_mcs_reports_calls_and_pruning_cost(capsys):
     r = bmcs.bench_mcs("doudizhu", deals=30, prune_steps=200)

@@ -187,7 +187,10 @@ def test_ours_run_structure(ours_only):
     assert ours["frames_trained"] % bt.OURS_SETTINGS["frames_per_update"] == 0
     assert ours["frames_sampled"] > 0 and ours["episodes"] > 0
     assert ours["setup_s"] == pytest.approx(ours["startup_s"] + ours["build_s"] + ours["first_update_s"], abs=0.01)
-    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2}
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2,
+                                "driver_sample_frames": DMCConfig().driver_sample_frames}
     assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
 
 

@@ -169,22 +169,6 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     runner.stop()
 
 
-def test_tune_sweep_example_runs_trials(ray_local, tmp_path, capsys):
-    """experiments/tune_dmc_lr.py: DMC as a Tune Trainable, a grid over the learning rate."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "experiments" / "tune_dmc_lr.py"
-    spec = importlib.util.spec_from_file_location("tune_dmc_lr", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    rc = module.main(["--frames", "300", "--num-env-runners", "0", "--num-envs-per-env-runner", "4",
-                      "--frames-per-update", "100", "--lr", "1e-4", "1e-3", "--storage", str(tmp_path)])
-    out = capsys.readouterr().out
-    assert rc == 0
-    assert "lr 0.0001 epsilon 0.01: frames 300" in out and "lr 0.001 epsilon 0.01: frames 300" in out
-
-
 def test_q_model_defaults_per_game_and_a_contradiction_is_refused():
     assert DMCConfig().game("doudizhu").q_model == "douzero_lstm"
     assert DMCConfig().game("big2").q_model == "luo_tan"  # the unified features' default (Luo & Tan, Table 3)

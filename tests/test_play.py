@@ -21,6 +21,7 @@ from cardrl.cards import string_to_rank_counts
 from cardrl.eval.agents import build_agent
 from cardrl.games.registry import get_game
 from cardrl.play import PlaySession, notation_for, parse_input, run_session
+from helpers.play_screen import listed_moves
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -349,15 +350,6 @@ class Terminal:
             self.fd = None
 
 
-def _moves(screen: str) -> list[tuple[int, str]]:
-    """The numbered legal moves listed on a screen."""
-    block = screen.split("Legal moves (", 1)[1]
-    out = []
-    for line in block.splitlines()[1:]:
-        if not line.startswith("  #"):
-            break
-        out += [(int(i), t.strip()) for i, t in re.findall(r"#(\d+) (.*?)(?=\s+#\d+ |$)", line)]
-    return out
 
 
 def _cards_of(game: str, text: str) -> str:
@@ -381,7 +373,7 @@ def _play_through(game: str, args: list[str], prefer_pass: bool = False, max_tur
                 break
             screen = term.text[term.text.rfind("=" * 72):]
             assert "Your hand (" in screen and "Cards left: " in screen and "Legal moves (" in screen
-            moves = _moves(screen)
+            moves = listed_moves(screen)
             assert moves, screen
             if turn == 0:
                 bad = {"doudizhu": "33333", "big2": "3d 3d", "guandan": "3d 3d 3d"}[game]

@@ -16,6 +16,8 @@ importing this package.
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -24,7 +26,93 @@ from cardrl.agents.q_agent import QAgent
 from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",
-           "load_douzero_checkpoints", "DOUZERO_FILES"]
+           "load_douzero_checkpoints", "DOUZERO_FILES", "MANIFEST", "write_manifest", "verify_checkpoint",
+           "IncompleteCheckpointError"]
+
+# The completion marker of a cardrl checkpoint directory: written last, after every file of the checkpoint is on disk,
+# it lists each file with its size. A directory without it (or whose files do not match it) is not a complete
+# checkpoint: a write that was cut short (docs/operations.md, "Checkpoints").
+MANIFEST = "cardrl_checkpoint.json"
+# Files every RLlib algorithm checkpoint has (the state file is .pkl or .msgpack); checked where there is no manifest
+# (checkpoints written before cardrl wrote one).
+_ALGORITHM_FILES = ("rllib_checkpoint.json", "class_and_ctor_args.pkl", "learner_group/learner/state.pkl")
+_MODULE_FILES = ("module_state.pkl", "class_and_ctor_args.pkl", "metadata.json")
+
+
+class IncompleteCheckpointError(ValueError):
+    """A checkpoint directory that is incomplete or corrupt: a file is missing or has another size than when it was
+    written."""
+
+
+def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> Path:
+    """Write ``path/cardrl_checkpoint.json``: every file under ``path`` with its size (each synced to disk first),
+    plus ``info`` (the DMC counters). Written last, through a temporary file and a rename, so that it exists only
+    when the checkpoint is complete."""
+    root = Path(path)
+    files = {}
+    for file in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST
+                       and not p.name.startswith(MANIFEST)):
+        with file.open("rb") as f:
+            os.fsync(f.fileno())
+        files[file.relative_to(root).as_posix()] = file.stat().st_size
+    record = {"format": 1, "files": files, **({"info": dict(info)} if info else {})}
+    tmp = root / (MANIFEST + ".tmp")
+    with tmp.open("w") as f:
+        json.dump(record, f, indent=1, sort_keys=True, default=str)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, root / MANIFEST)
+    return root / MANIFEST
+
+
+def _problems_of_module_dir(module_dir: Path, root: Path) -> list[str]:
+    return [str((module_dir / name).relative_to(root)) for name in _MODULE_FILES if not (module_dir / name).is_file()]
+
+
+def verify_checkpoint(path: str | Path, *, algorithm: bool = True) -> dict | None:
+    """Check that an algorithm checkpoint directory is complete; returns its manifest (None for a checkpoint
+    written before cardrl wrote manifests, whose RLlib files are checked instead where ``algorithm``: what
+    restoring an algorithm reads; an agent loader reads only the modules, which it checks itself).
+
+    Raises :class:`IncompleteCheckpointError` (a ValueError) naming what is missing or truncated, FileNotFoundError
+    when ``path`` is not a directory."""
+    root = Path(path)
+    if not root.is_dir():
+        raise FileNotFoundError(f"checkpoint directory {path} does not exist")
+    manifest_file = root / MANIFEST
+    if manifest_file.is_file():
+        try:
+            manifest = json.loads(manifest_file.read_text())
+            files = dict(manifest["files"])
+        except (ValueError, KeyError, TypeError) as err:
+            raise IncompleteCheckpointError(f"checkpoint {path} is incomplete or corrupt: its {MANIFEST} can not be "
+                                            f"read ({err})") from None
+        missing = sorted(name for name in files if not (root / name).is_file())
+        wrong = sorted(f"{name} ({(root / name).stat().st_size} bytes, written with {size})"
+                       for name, size in files.items() if name not in missing and (root / name).stat().st_size != size)
+        if missing or wrong:
+            raise IncompleteCheckpointError(
+                f"checkpoint {path} is incomplete or corrupt: "
+                + "; ".join(part for part in (f"missing {', '.join(missing)}" if missing else "",
+                                              f"truncated or changed {', '.join(wrong)}" if wrong else "") if part)
+                + " (a complete copy may be its sibling checkpoint.prev; see docs/operations.md)")
+        return manifest
+    if not algorithm:
+        return None
+    missing = [name for name in _ALGORITHM_FILES if not (root / name).is_file()]
+    if not (root / "algorithm_state.pkl").is_file() and not (root / "algorithm_state.msgpack").is_file():
+        missing.insert(0, "algorithm_state.pkl")
+    modules = root / "learner_group" / "learner" / "rl_module"
+    if modules.is_dir():
+        for module_dir in sorted(p for p in modules.iterdir() if p.is_dir()):
+            missing += _problems_of_module_dir(module_dir, root)
+    else:
+        missing.append("learner_group/learner/rl_module/")
+    if missing:
+        raise IncompleteCheckpointError(f"checkpoint {path} is incomplete or corrupt: missing {', '.join(missing)} "
+                                        f"(and it has no {MANIFEST}, the marker a complete cardrl checkpoint ends "
+                                        f"with)")
+    return None
 
 DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ckpt",
                  "landlord_up": "landlord_up.ckpt"}
@@ -76,7 +164,9 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"checkpoint directory {root} does not exist")
-    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file():
+    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file() \
+            or (root / MANIFEST).is_file():
+        verify_checkpoint(root, algorithm=False)
         _check_algorithm_checkpoint(root, spec.name, options)
     mroot = _module_root(root)
     mapping = MAPPINGS[spec.module_mapping]
@@ -85,6 +175,10 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     if missing:
         have = sorted(p.name for p in mroot.iterdir() if p.is_dir()) if mroot.is_dir() else []
         raise ValueError(f"checkpoint {root} has no module(s) {missing} (under {mroot}; it has {have})")
+    incomplete = [p for n in sorted(set(names.values())) for p in _problems_of_module_dir(mroot / n, mroot)]
+    if incomplete:
+        raise IncompleteCheckpointError(f"checkpoint {root} is incomplete or corrupt: missing {', '.join(incomplete)} "
+                                        f"(under {mroot})")
     loaded = {n: RLModule.from_checkpoint(str(mroot / n)) for n in set(names.values())}
     for m in loaded.values():
         m.eval()

@@ -13,6 +13,15 @@ updates made while one request ran (reported as ``weight_lag``). Each module is 
 buffer holds a batch, on its newest frames (:mod:`cardrl.algorithms.dmc.buffers`); the age of what each update trains
 on (``data_age_updates``, ``data_age_s``), the frames dropped (``frames_dropped``) and the buffers' size
 (``buffer_frames``, ``buffer_mb``) are reported every iteration.
+
+Fault tolerance (docs/operations.md): an env runner that dies is restarted by Ray (``restart_failed_env_runners``,
+on by default) and brought back by :meth:`DMC.restore_env_runners` with the learner's current weights and a fresh
+seed; what is lost is that runner's sample request in flight and its unfinished games (``env_runner_samples_lost``
+counts the requests, ``env_runner_restarts`` the restarts, ``env_runners_healthy`` the runners sampling now).
+Checkpoints written by :meth:`DMC.save_to_path` end with a completion marker (``cardrl_checkpoint.json``, listing
+every file and its size) that :meth:`DMC.restore_from_path` checks. The frame buffers are not saved: a restored
+run starts with empty buffers (at most ``buffer_frames`` frames per module sampled but not trained are lost), and
+its runners are reseeded from (seed, frames trained) so that it does not replay the deals of the run it continues.
 """
 
 from __future__ import annotations
@@ -40,12 +49,14 @@ from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
 MODELS = Q_MODELS
+SAMPLE_TAG = "dmc_sample"  # the tag of DMC's sample requests to remote env runners
 # DMC's own options (the rest of DMCSettings are RLlib's: lr, grad_clip, num_envs_per_env_runner, ...).
 _DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "rmsprop_alpha", "rmsprop_eps",
                          "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
                          "prune_extra", "actor_q_clip", "buffer_frames", "opponent_model", "om_loss_weight",
                          "om_card_weight", "om_k_weight", "q_clip", "admc_gamma", "admc_q_floor", "oracle",
-                         "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch")
+                         "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch",
+                         "gpu_inference", "actor_precision", "driver_sample_frames")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -90,6 +101,10 @@ class DMCConfig(AlgorithmConfig):
         self.min_time_s_per_iteration = 0
         self.min_sample_timesteps_per_iteration = 0
         self.min_train_timesteps_per_iteration = 0
+        # A dead env runner is restarted by Ray and handed sample requests again (DMC.restore_env_runners); RLlib's
+        # default too, set here so that DMC does not depend on it. Turn off with .fault_tolerance(
+        # restart_failed_env_runners=False): a runner's death then ends training with its error.
+        self.restart_failed_env_runners = True
 
     # ---- builders ------------------------------------------------------------------------------
     def game(self, name: str = NotProvided, **env_config) -> "DMCConfig":
@@ -275,6 +290,16 @@ class DMCConfig(AlgorithmConfig):
         super().validate()
         errors = []
         spec = self.game_spec
+        if self.num_learners > 1:
+            # RLlib shards each module's batch into num_learners slices of ceil(n / num_learners) rows and averages
+            # the learners' gradients (torch DDP): that is the gradient of the whole batch's mean loss only when the
+            # slices are equally long (docs/operations.md, "Several learners").
+            sizes = {"frames_per_update": self.frames_per_update, **({"coach_batch": self.coach_batch}
+                                                                     if self.coach else {})}
+            for name, value in sizes.items():
+                if isinstance(value, int) and value % self.num_learners:
+                    errors.append(f"{name}={value} must be a multiple of num_learners={self.num_learners}: each "
+                                  f"learner updates on an equal slice of every batch")
         if self.q_model not in MODELS:
             errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
         elif self.q_model == "douzero_lstm":
@@ -330,6 +355,15 @@ class DMCConfig(AlgorithmConfig):
         elif self.prune_slack != "paper" or self.prune_extra:
             errors.append("prune_slack/prune_extra are set but prune is None: set prune='mcs' to prune")
         errors += self._problems_of_paper_options(spec)
+        if self.driver_sample_frames < 0:
+            errors.append(f"driver_sample_frames={self.driver_sample_frames} must be >= 0 (0: the driver does not "
+                          f"sample)")
+        if self.actor_precision not in ("float32", "bfloat16"):
+            errors.append(f"actor_precision={self.actor_precision!r} is unknown; allowed: 'float32', 'bfloat16'")
+        if self.gpu_inference:  # the env runners' Q-modules on a GPU (DMCEnvRunner)
+            from cardrl.algorithms.dmc.dmc_env_runner import gpu_inference_problems
+
+            errors += gpu_inference_problems(self)
         if self.num_envs_per_env_runner < 1:
             errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
         if self.num_gpus_per_learner > 0:
@@ -346,6 +380,12 @@ class DMCConfig(AlgorithmConfig):
 
 def read_checkpoint_counters(path) -> dict | None:
     """The DMC counters and identity (game, network) saved in an algorithm checkpoint directory."""
+    return read_checkpoint_state(path).get("dmc_counters")
+
+
+def read_checkpoint_state(path) -> dict:
+    """The algorithm state saved in a checkpoint directory (``algorithm_state.pkl`` or ``.msgpack``); ValueError when
+    it is not an RLlib algorithm checkpoint or its state file can not be read."""
     import pickle
     from pathlib import Path
 
@@ -367,7 +407,7 @@ def read_checkpoint_counters(path) -> dict | None:
                 state = pickle.load(f)
         except Exception as err:  # a truncated or foreign file
             raise ValueError(f"checkpoint {path} is corrupt: {state_file} could not be read ({err})") from None
-    return state.get("dmc_counters") if isinstance(state, dict) else None
+    return state if isinstance(state, dict) else {}
 
 
 class DMC(Algorithm):
@@ -400,6 +440,12 @@ class DMC(Algorithm):
         self._recent_returns: deque = deque(maxlen=1000)
         self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
         self._prune_counts = [0, 0]  # ODMC: legal moves seen, moves kept (since the start)
+        self._counted_from = (0, 0)  # (frames trained, episodes) when this process started or restored: for rates
+        # fault tolerance: sample requests in flight per remote runner id; runner restarts; requests lost with a runner
+        self._in_flight: dict[int, int] = {}
+        self._env_runner_restarts = 0
+        self._samples_lost = 0
+        self.run_info: dict = {}  # what a driver (train.py) saves with the checkpoint: elapsed time, milestones
 
     # ---- sampling ------------------------------------------------------------------------------
     def _weights(self):
@@ -410,21 +456,97 @@ class DMC(Algorithm):
         return self._weights_ref
 
     def _collect(self) -> list[dict]:
-        """Samples that are ready. With remote runners every runner is handed a new request (with the newest
-        weights) as soon as its last one returns, so runners keep sampling while the learner updates."""
+        """Samples that are ready. With remote runners every healthy runner is handed a new request (with the newest
+        weights) as soon as its last one returns, so runners keep sampling while the learner updates.
+
+        A runner that died is marked unhealthy by RLlib when its request fails (its request is lost and counted in
+        ``env_runner_samples_lost``); the others go on sampling, and it is handed requests again once
+        :meth:`restore_env_runners` brought it back (RLlib calls that before every training step; here too when no
+        runner is left)."""
         kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no,
                   "schedules": self.config.schedule_values(self._frames_trained)}
-        if self.env_runner_group.num_remote_env_runners() == 0:
+        group = self.env_runner_group
+        if group.num_remote_env_runners() == 0:
             return [self.env_runner.sample(**kwargs)]
         results: list[dict] = []
         timeout = 0.0
         while True:
-            ready = self.env_runner_group.fetch_ready_async_reqs(tags="dmc_sample", timeout_seconds=timeout)
-            results += [r for _, r in ready if r is not None]  # None: replies to RLlib's own state syncs
-            self.env_runner_group.foreach_env_runner_async("sample", tag="dmc_sample", kwargs=kwargs)
+            ready = group.fetch_ready_async_reqs(tags=SAMPLE_TAG, timeout_seconds=timeout)
+            for runner_id, result in ready:
+                self._in_flight[runner_id] = max(0, self._in_flight.get(runner_id, 0) - 1)
+                if result is not None:  # None: replies to RLlib's own state syncs
+                    results.append(result)
+            healthy = group.healthy_env_runner_ids()
+            for runner_id in [r for r in self._in_flight if r not in healthy]:  # died with requests in flight
+                self._samples_lost += self._in_flight.pop(runner_id)
+            for runner_id in healthy:
+                sent = group.foreach_env_runner_async("sample", tag=SAMPLE_TAG, kwargs=kwargs,
+                                                      remote_worker_ids=[runner_id])
+                self._in_flight[runner_id] = self._in_flight.get(runner_id, 0) + sent
             if results:
                 return results
+            if not healthy:
+                self._wait_for_env_runners()
+            if self.config.driver_sample_frames > 0 and self.env_runner is not None:
+                # nothing ready: the driver's core would idle until a remote sample comes; it plays a little itself
+                results.append(self.env_runner.sample(num_frames=self.config.driver_sample_frames, **kwargs))
+                timeout = 0.0
+                continue
             timeout = 0.05
+
+    def _wait_for_env_runners(self) -> None:
+        """Every remote runner is down: wait until Ray restarted one (and bring it back), or fail saying why."""
+        cfg = self.config
+        count = self.env_runner_group.num_remote_env_runners()
+        if not cfg.restart_failed_env_runners:
+            raise RuntimeError(f"all {count} DMC env runner(s) failed and restart_failed_env_runners is False, so "
+                               f"nothing samples: turn it on (DMCConfig().fault_tolerance(restart_failed_env_runners="
+                               f"True), the default) to have Ray restart them")
+        deadline = time.time() + cfg.env_runner_restore_timeout_s
+        while time.time() < deadline:
+            restored = self.restore_env_runners(self.env_runner_group)
+            if restored:
+                self._make_on_env_runners_recreated_callbacks(config=cfg, env_runner_group=self.env_runner_group,
+                                                              restored_env_runner_indices=restored)
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"all {count} DMC env runner(s) failed and none came back within "
+                           f"env_runner_restore_timeout_s={cfg.env_runner_restore_timeout_s:g}s (restarts so far: "
+                           f"{self._env_runner_restarts}; at most max_num_env_runner_restarts="
+                           f"{cfg.max_num_env_runner_restarts} per runner)")
+
+    def _runner_entropy(self, *extra: int) -> list[int]:
+        """The seed material of reseeded runners: (seed, frames trained, *extra); each runner adds its index."""
+        seed = self.config.seed if self.config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+        return [int(seed), int(self._frames_trained), *map(int, extra)]
+
+    def restore_env_runners(self, env_runner_group) -> list[int]:
+        """Bring back the runners Ray restarted: each gets the learner's current weights (with their sequence
+        number, so that weight lag stays meaningful) and a seed of its own (seed, frames trained, restarts), so that
+        a restarted runner does not replay the deals it played before. The evaluation runner group is RLlib's."""
+        if env_runner_group is not self.env_runner_group:
+            return super().restore_env_runners(env_runner_group)
+        restored = env_runner_group.probe_unhealthy_env_runners()
+        if not restored:
+            return []
+        self._counters["total_num_restored_workers"] += len(restored)
+        self._env_runner_restarts += len(restored)
+        weights, seq, entropy = self._weights(), self._weights_seq_no, self._runner_entropy(self._env_runner_restarts)
+
+        def sync(runner) -> None:
+            runner.load_weights(weights, seq)
+            runner.reseed(entropy)
+
+        env_runner_group.foreach_env_runner(sync, remote_worker_ids=restored, local_env_runner=False,
+                                            timeout_seconds=self.config.env_runner_restore_timeout_s)
+        for runner_id in restored:
+            self._in_flight[runner_id] = 0
+        return restored
+
+    def _reseed_runners(self) -> None:
+        """Reseed every runner from (seed, frames trained): a restored run does not replay the original's deals."""
+        entropy = self._runner_entropy()
+        self.env_runner_group.foreach_env_runner(lambda runner: runner.reseed(entropy), local_env_runner=True)
 
     def _ingest(self, result: dict) -> None:
         made_at = time.time()
@@ -467,11 +589,31 @@ class DMC(Algorithm):
     # ---- checkpoints: RLlib saves the learner and runner states; these counters ride along ------------
     def get_state(self, components=None, *, not_components=None, **kwargs):
         state = super().get_state(components, not_components=not_components, **kwargs)
-        state["dmc_counters"] = {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
-                                 "episodes": self._episodes, "deals": self._deals,
-                                 "weights_seq_no": self._weights_seq_no,
-                                 **self._identity()}
+        state["dmc_counters"] = self._counters_state()
+        state["dmc_run"] = dict(self.run_info)
         return state
+
+    def _counters_state(self) -> dict:
+        return {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
+                "episodes": self._episodes, "deals": self._deals, "weights_seq_no": self._weights_seq_no,
+                "env_runner_restarts": self._env_runner_restarts, "env_runner_samples_lost": self._samples_lost,
+                **self._identity()}
+
+    def save_to_path(self, path=None, *args, **kwargs) -> str:
+        """RLlib's checkpoint, then its completion marker ``cardrl_checkpoint.json`` (every file with its size:
+        :func:`~cardrl.algorithms.dmc.checkpoints.write_manifest`). An old marker is removed first, so a directory
+        written over and cut short has none. (Local paths only: a ``filesystem`` argument skips the marker.)"""
+        from pathlib import Path
+
+        from cardrl.algorithms.dmc.checkpoints import MANIFEST, write_manifest
+
+        local = kwargs.get("filesystem") is None and path is not None and "://" not in str(path)
+        if local and (Path(path) / MANIFEST).is_file():
+            (Path(path) / MANIFEST).unlink()
+        out = super().save_to_path(path, *args, **kwargs)
+        if local or (path is None and kwargs.get("filesystem") is None):
+            write_manifest(out, {**self._counters_state(), "training_iteration": self.iteration})
+        return out
 
     def _identity(self) -> dict:
         """What a checkpoint must agree on to be restored into this algorithm."""
@@ -496,6 +638,10 @@ class DMC(Algorithm):
     def restore_from_path(self, path, *args, **kwargs):
         """Restore a checkpoint, after checking it is a DMC checkpoint of the same game and network."""
         if kwargs.get("component") is None:
+            if kwargs.get("filesystem") is None and "://" not in str(path):
+                from cardrl.algorithms.dmc.checkpoints import verify_checkpoint
+
+                verify_checkpoint(path)  # a checkpoint whose write was cut short is refused, naming what is missing
             self._check_identity(read_checkpoint_counters(path), f"checkpoint {path}")
         return super().restore_from_path(path, *args, **kwargs)
 
@@ -510,7 +656,14 @@ class DMC(Algorithm):
             self._episodes = counters["episodes"]
             self._deals = counters.get("deals", 0)
             self._weights_seq_no = counters["weights_seq_no"]
+            self._env_runner_restarts = counters.get("env_runner_restarts", 0)
+            self._samples_lost = counters.get("env_runner_samples_lost", 0)
             self._weights_ref = None
+            self._counted_from = (self._frames_trained, self._episodes)
+            self._start = time.time()
+            self._reseed_runners()
+        if "dmc_run" in state:
+            self.run_info = dict(state["dmc_run"] or {})
 
     # ---- one iteration ---------------------------------------------------------------------------
     def training_step(self) -> None:
@@ -543,8 +696,15 @@ class DMC(Algorithm):
         self.metrics.log_value("frames_sampled", self._frames_sampled, reduce=None, window=1)
         self.metrics.log_value("episodes", self._episodes, reduce=None, window=1)
         self.metrics.log_value("deals", self._deals, reduce=None, window=1)
-        self.metrics.log_value("frames_trained_per_s", self._frames_trained / elapsed, reduce=None, window=1)
-        self.metrics.log_value("episodes_per_s", self._episodes / elapsed, reduce=None, window=1)
+        self.metrics.log_value("frames_trained_per_s", (self._frames_trained - self._counted_from[0]) / elapsed,
+                               reduce=None, window=1)
+        self.metrics.log_value("episodes_per_s", (self._episodes - self._counted_from[1]) / elapsed, reduce=None,
+                               window=1)
+        if self.env_runner_group.num_remote_env_runners():
+            self.metrics.log_value("env_runner_restarts", self._env_runner_restarts, reduce=None, window=1)
+            self.metrics.log_value("env_runner_samples_lost", self._samples_lost, reduce=None, window=1)
+            self.metrics.log_value("env_runners_healthy", self.env_runner_group.num_healthy_remote_env_runners(),
+                                   reduce=None, window=1)
         if self._prune_counts[0]:
             ratio = 1.0 - self._prune_counts[1] / self._prune_counts[0]
             self.metrics.log_value("pruning_ratio", ratio, reduce=None, window=1)

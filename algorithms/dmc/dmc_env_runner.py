@@ -4,13 +4,21 @@ Deep Monte-Carlo as in DouZero (Zha et al. 2021; DouZero+ section III; Luo & Tan
 whole games epsilon-greedily with the current Q-networks; when a game ends, every (state, action) a player chose is
 labelled with that player's final return (Monte-Carlo target, no bootstrapping). This runner keeps
 ``num_envs_per_env_runner`` PettingZoo envs going at once; at each tick it groups the waiting players by module,
-scores every legal move of every waiting game in one forward pass per module, picks epsilon-greedily, and steps.
+draws epsilon, scores every legal move of every game that chooses greedily in one forward pass per module,
+takes the argmax, and steps.
 Finished games emit compact samples per module: ``obs`` (int8, exact for the integer features: 0/1, counts, -1),
-``action`` (uint8 card vector), ``target`` and ``actor_q`` (float32).
+``action`` (uint8 card vector), ``target`` (float32) and, when the learner reads it (``q_clip="admc"``), ``actor_q``
+(float32, the actor's Q of the chosen move).
+
+Only the moves chosen greedily need Q-values: a position with a single legal move (a forced pass: about a third of
+DouDiZhu's positions) or an epsilon draw is not scored unless the learner reads the actor's Q, so the forward pass,
+which is most of an actor's time (docs/architecture.md, "Where an actor's time goes"), covers the greedy choices
+only. With ``gpu_inference`` the Q-modules live on the runner's GPU and the batched scoring runs there.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import defaultdict
 
@@ -18,7 +26,7 @@ import numpy as np
 import torch
 
 from cardrl.algorithms.card_env_runner import CardGameEnvRunner
-from cardrl.agents.q_agent import greedy_index
+from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
 from cardrl.features.deals import winning_side
@@ -33,12 +41,64 @@ def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray],
     ``blocks`` the Q-network's input blocks by name, (U, size) each (absent: zeros, as in evaluation); returns one
     array of n_u Q-values per position.
     """
-    counts = [len(a) for a in actions]
+    q, counts = score_flat(module, obs, actions, blocks)
+    return np.split(q, np.cumsum(counts)[:-1])
+
+
+def score_flat(module, obs: np.ndarray, actions: list[np.ndarray],
+               blocks: dict[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`score_legal_moves` without the split: the Q-values of all moves in one array (float32, position by
+    position) and the number of moves of each position."""
+    counts = np.fromiter((len(a) for a in actions), dtype=np.int64, count=len(actions))
     index = np.repeat(np.arange(len(actions)), counts)
     q = module.score(torch.from_numpy(np.asarray(obs, dtype=np.float32)),
-                     torch.from_numpy(np.concatenate(actions).astype(np.float32)), torch.from_numpy(index),
+                     torch.from_numpy(np.concatenate(actions).astype(np.float32, copy=False)),
+                     torch.from_numpy(index),
                      {k: torch.from_numpy(np.asarray(v, dtype=np.float32)) for k, v in (blocks or {}).items()})
-    return np.split(q.cpu().numpy(), np.cumsum(counts)[:-1])
+    return q.float().cpu().numpy(), counts
+
+
+def greedy_choices(q: np.ndarray, counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`~cardrl.agents.q_agent.greedy_index` of many positions at once: ``q`` holds the Q-values of every
+    position's moves one position after the other (``counts[u]`` moves of position u, each >= 1). Returns the index of
+    the first highest Q within each position and whether the position has a tie (another Q within the relative
+    ``TIE_TOLERANCE`` of the highest), where greedy_index would break the tie by the moves' strength."""
+    starts = np.zeros(len(counts), dtype=np.int64)
+    np.cumsum(counts[:-1], out=starts[1:])
+    seg = np.repeat(np.arange(len(counts)), counts)
+    best = np.maximum.reduceat(q, starts)
+    positions = np.arange(len(q))
+    first = np.minimum.reduceat(np.where(q == best[seg], positions, len(q)), starts) - starts
+    best64 = best.astype(np.float64)
+    threshold = best64 - TIE_TOLERANCE * np.maximum(1.0, np.abs(best64))
+    ties = np.add.reduceat((q >= threshold[seg]).astype(np.int64), starts) > 1
+    return first, ties
+
+
+def gpus_available() -> float:
+    """GPUs the env runners could get: the Ray cluster's when Ray is running, else this machine's."""
+    import ray
+
+    if ray.is_initialized():
+        return float(ray.cluster_resources().get("GPU", 0.0))
+    return float(torch.cuda.device_count())
+
+
+def gpu_inference_problems(config) -> list[str]:
+    """Why ``gpu_inference=True`` can not run with ``config`` (empty: it can). Without a GPU it is refused; with one,
+    a ``num_gpus_per_env_runner`` left at 0 becomes 1 / (number of runners), so that every runner gets a share of
+    one GPU (set it to give them more)."""
+    have = gpus_available()
+    if have <= 0:
+        return ["gpu_inference=True puts the env runners' Q-networks on a GPU, but there is none here (Ray cluster "
+                "or this machine: 0 GPUs); drop gpu_inference (the runners then score on their CPU)"]
+    if not config.num_gpus_per_env_runner and not config._is_frozen:
+        config.num_gpus_per_env_runner = 1.0 / max(1, int(config.num_env_runners))
+    need = max(1, int(config.num_env_runners)) * float(config.num_gpus_per_env_runner or 0)
+    if need > have:
+        return [f"gpu_inference=True with {max(1, int(config.num_env_runners))} env runner(s) x "
+                f"{config.num_gpus_per_env_runner} GPU needs {need:g} GPU(s), but there are {have:g}"]
+    return []
 
 
 def aux_labeller(config, game):
@@ -112,6 +172,18 @@ class DMCEnvRunner(CardGameEnvRunner):
         self.target_scale = config.target_scales()
         self.module = config.get_multi_rl_module_spec(inference_only=True).build()
         self.module.foreach_module(lambda mid, m: m.eval())
+        self.device = torch.device("cpu")
+        if getattr(config, "gpu_inference", False):  # DMCConfig.validate() refused it where there is no GPU
+            if not torch.cuda.is_available():
+                raise RuntimeError("gpu_inference=True but this env runner sees no GPU (torch.cuda.is_available() "
+                                   "is False): give the runners GPUs (num_gpus_per_env_runner) or drop the option")
+            self.device = torch.device("cuda")
+            self.module.foreach_module(lambda mid, m: m.to(self.device))
+        # bfloat16 scoring (actor_precision): the matrix products in bfloat16, the weights stay float32
+        self.autocast = (torch.autocast(self.device.type, dtype=torch.bfloat16)
+                         if getattr(config, "actor_precision", "float32") == "bfloat16" else contextlib.nullcontext())
+        # the learner reads the actor's Q only with ADMC (OADMCDou eq. 2); else moves chosen without Q go unscored
+        self.score_every_move = getattr(config, "q_clip", None) == "admc"
         self._weights_seq_no = 0
         # oracle guiding (OADMCDou eq. 1) and the coach (DouZero+): their scheduled values come with each request
         self.oracle_mode = config.oracle_mode if getattr(config, "oracle", None) is not None else None
@@ -136,6 +208,14 @@ class DMCEnvRunner(CardGameEnvRunner):
             self.pruner = MCSPruner(config.prune_slack, config.prune_extra)
         self.aux_labels = aux_labeller(config, self.env.game)
 
+    def reseed(self, entropy: list[int]) -> None:
+        """Draw deals (and exploration) from ``default_rng([*entropy, worker index])`` from now on and deal every game
+        again (the unfinished games' frames are dropped): what :class:`~cardrl.algorithms.dmc.dmc.DMC` does to a
+        restarted runner and to every runner of a restored run, so that neither replays deals already played."""
+        self._rng = np.random.default_rng([*map(int, entropy), self.worker_index or 0])
+        for i in range(self.num_envs):
+            self._reset(i)
+
     # ---- sampling ------------------------------------------------------------------------------
     def _reset(self, i: int) -> None:
         """Deal game ``i``; with the coach, deal again while it predicts a side wins with probability above
@@ -155,7 +235,7 @@ class DMCEnvRunner(CardGameEnvRunner):
         self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
 
-    @torch.no_grad()
+    @torch.inference_mode()
     def sample(self, *, num_frames: int | None = None, weights=None, weights_seq_no: int = 0, **kwargs) -> dict:
         """Play until at least ``num_frames`` labelled frames are done; returns per-module arrays.
 
@@ -195,34 +275,61 @@ class DMCEnvRunner(CardGameEnvRunner):
         return out
 
     def _tick(self, out) -> int:
-        """One move in every game; returns the number of frames labelled by games that ended."""
-        waiting = defaultdict(list)  # module id -> [(env index, agent, obs, legal)]
+        """One move in every game; returns the number of frames labelled by games that ended.
+
+        Per module: the waiting positions' observations, the epsilon draws, then one batched forward pass over the
+        legal moves of the positions that choose greedily (of all positions when the actor's Q is kept), then the
+        steps, in the order of the games.
+        """
+        waiting: dict[str, list] = defaultdict(list)  # module id -> [(env index, agent, legal)]
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
             legal = env.legal_moves()
             if self.pruner is not None:  # ODMC: choose (greedy and epsilon alike) among the kept moves only
                 legal = self.pruner(env.unwrapped.game, legal)
-            obs = env.observation_vector(agent)
-            waiting[self.agent_to_module[agent]].append((i, agent, obs, legal))
+            waiting[self.agent_to_module[agent]].append((i, agent, legal))
         frames = 0
+        rng, epsilon = self._rng, self.epsilon
         for mid, items in waiting.items():
-            features = [self.envs[i].action_features(legal) for i, _, _, legal in items]
+            envs = [self.envs[i] for i, _, _ in items]
+            obs = [env.observation_vector(agent) for env, (_, agent, _) in zip(envs, items)]
             oracle = None
             if self.oracle_mode is not None:  # the other hands times lambda (OADMCDou eq. 1)
-                oracle = [apply_lambda(oracle_block(self.envs[i].game, self.envs[i].game.current_player),
-                                       self.oracle_lambda, self.oracle_mode, self._rng) for i, _, _, _ in items]
-            q_lists = score_legal_moves(self.module[mid], np.stack([it[2] for it in items]), features,
-                                        None if oracle is None else {ORACLE: np.stack(oracle)})
-            for k, ((i, agent, ob, legal), q, feats) in enumerate(zip(items, q_lists, features)):
-                if len(legal) > 1 and self._rng.random() < self.epsilon:
-                    j = int(self._rng.integers(len(legal)))
-                else:
-                    game = self.envs[i].game
-                    j = greedy_index(q, lambda g=game, ids=legal: g.move_strength(ids))
-                extras = self.aux_labels(self.envs[i].game, self.envs[i].game.current_player) if self.aux_labels else {}
+                oracle = [apply_lambda(oracle_block(env.game, env.game.current_player), self.oracle_lambda,
+                                       self.oracle_mode, rng) for env in envs]
+            choice = [-1] * len(items)  # the chosen move's index in legal; -1: greedy, to be scored
+            for k, (_, _, legal) in enumerate(items):
+                if len(legal) == 1:
+                    choice[k] = 0
+                elif rng.random() < epsilon:
+                    choice[k] = int(rng.integers(len(legal)))
+            scored = [k for k in range(len(items)) if self.score_every_move or choice[k] < 0]
+            feats: dict[int, np.ndarray] = {}
+            actor_q: dict[int, float] = {}
+            if scored:
+                for k in scored:
+                    feats[k] = envs[k].action_features(items[k][2])
+                with self.autocast:
+                    q, counts = score_flat(self.module[mid], np.stack([obs[k] for k in scored]),
+                                           [feats[k] for k in scored],
+                                           None if oracle is None else {ORACLE: np.stack([oracle[k] for k in scored])})
+                first, ties = greedy_choices(q, counts)
+                start = 0
+                for k, n, j, tie in zip(scored, counts.tolist(), first.tolist(), ties.tolist()):
+                    if choice[k] < 0:
+                        if tie:  # equal Q-values: greedy_index breaks the tie by the moves' strength
+                            game, legal = envs[k].game, items[k][2]
+                            j = greedy_index(q[start:start + n], lambda g=game, ids=legal: g.move_strength(ids))
+                        choice[k] = j
+                    actor_q[k] = float(q[start + choice[k]])
+                    start += n
+            for k, ((i, agent, legal), env) in enumerate(zip(items, envs)):
+                j = choice[k]
+                feat = feats[k][j] if k in feats else env.action_features(legal[j:j + 1])[0]
+                extras = self.aux_labels(env.game, env.game.current_player) if self.aux_labels else {}
                 if oracle is not None:
                     extras = {**extras, ORACLE: oracle[k]}
-                self._labels[i].add(agent, (ob, feats[j], float(q[j]), extras))
+                self._labels[i].add(agent, (obs[k], feat, actor_q.get(k, 0.0), extras))
                 frames += self._step(i, agent, int(legal[j]), out)
         return frames
 
@@ -241,7 +348,8 @@ class DMCEnvRunner(CardGameEnvRunner):
             cols["obs"].append(np.stack([t[0] for t in trajectory]).astype(np.int8))  # small ints: 0/1, counts, -1
             cols["action"].append(np.stack([t[1] for t in trajectory]).astype(np.uint8))
             cols["target"].append(np.full(len(trajectory), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
-            cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
+            if self.score_every_move:
+                cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
             for key in trajectory[0][3]:
                 cols[key].append(np.stack([t[3][key] for t in trajectory]))
             frames += len(trajectory)

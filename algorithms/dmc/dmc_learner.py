@@ -73,6 +73,12 @@ class DMCTorchLearner(TorchLearner):
     """Deep Monte-Carlo learner (Zha et al. 2021, Sec. 4; Luo & Tan 2024, Alg. 1): per-module MSE between
     Q(s, a) and the Monte-Carlo return, RMSprop, global-norm gradient clipping (DouZero's settings)."""
 
+    def _log_metrics(self, batch) -> None:
+        # An update of the coach alone trains on games, not frames (DMC.training_step gives it env_steps=0): RLlib's
+        # Prometheus counters of env steps have nothing to count then, and would warn at every such update.
+        if batch.env_steps() > 0:
+            super()._log_metrics(batch)
+
     def configure_optimizers_for_module(self, module_id: ModuleID, config: "AlgorithmConfig" = None) -> None:
         """One RMSprop per Q-module (DouZero keeps one optimizer per position); lr from ``config.lr``. The coach
         (DouZero+) has its own Adam (``config.coach_lr``)."""

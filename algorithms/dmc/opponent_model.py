@@ -11,11 +11,12 @@ loss as a named function the learner adds to the Q loss (docs/architecture.md, "
   "hidden features", Table 14); the player's own slot and the slots a game lacks are zeros in the Q input and have no
   loss. The paper gives no loss: we use per-bit binary cross-entropy plus cross-entropy on K, weighted
   ``card_weight`` : ``k_weight`` (1 : 1 by default), see :func:`luo_tan_loss`.
-- :class:`DouZeroPlusOpponentModel`, Zhao et al. 2022 (DouZero+), Sec. IV-A, Fig. 4-5, details from the authors'
-  public code: the next player's number of cards of each of 15 ranks (13 heads 512 -> 256 -> 5 and 2 joker heads
-  512 -> 5) over its own LSTM (162 -> 128) of DouZero's history and the state (319 / 430) through 4 x 512 ReLU layers;
-  counts above what the other players hold together get a logit of -1e7 (their "legal label"); the 75
-  probabilities join DouZero's Q input. Loss: cross-entropy, mean over the 15 heads (:func:`douzero_plus_loss`).
+- :class:`DouZeroPlusOpponentModel`, Zhao et al. 2022 (DouZero+), Sec. IV-A, Fig. 3 (results: Fig. 5-6), details
+  from the authors' public code: the next player's number of cards of each of 15 ranks (13 heads 512 -> 256 -> 5
+  and 2 joker heads 512 -> 5) over its own LSTM (162 -> 128) of DouZero's history and the state (319 / 430) through
+  4 x 512 ReLU layers; counts above what the other players hold together get a logit of -1e7 (their "legal label");
+  the 75 probabilities join DouZero's Q input. Loss: cross-entropy, mean over the 15 heads
+  (:func:`douzero_plus_loss`).
 
 In both, the Q-network reads the predictions detached: no Q gradient flows into the opponent model (the public
 DouZero+ code does so; Luo & Tan are silent, and detaching keeps the two losses apart).

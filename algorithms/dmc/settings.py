@@ -117,6 +117,19 @@ class DMCSettings:
                                     type=int)
     coach_lr: float = option(1e-4, "the coach's Adam learning rate (DouZero+: 1e-4)", type=float)
     coach_batch: int = option(128, "games per coach update (DouZero+: 128)", type=int)
+    gpu_inference: bool = option(False, "env runners score their games' moves on a GPU (each runner asks for a "
+                                        "fraction of one: num_gpus_per_env_runner, default 1 / runners); pays with "
+                                        "many games per runner (docs/architecture.md, 'GPU inference'); refused "
+                                        "where there is no GPU")
+    actor_precision: str = option("float32", "precision of the env runners' scoring forward pass: float32 (as "
+                                             "DouZero's actors) or bfloat16 (about 2x faster matrix products on CPUs "
+                                             "with AVX512-BF16 or AMX, and on GPUs; moves whose Q-values differ by "
+                                             "less than about 1 in 100 may be ordered differently); the learner is "
+                                             "float32 either way", choices=("float32", "bfloat16"))
+    driver_sample_frames: int = option(200, "with remote env runners, the driver (where the learner runs) plays "
+                                            "this many frames with its own env runner whenever no remote sample is "
+                                            "ready, instead of waiting idle (on 2 cores: 1.56x the frames/s of "
+                                            "waiting; 0: never)", type=int)
     num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=int,
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
@@ -139,6 +152,9 @@ class RunSettings:
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
                                    "runs/<algo>_<game>)")
     restore: str | None = option(None, "checkpoint directory to start from")
+    resume: bool = option(False, "dmc: continue the run in --out from its latest complete checkpoint (counters, "
+                                 "schedules, elapsed time, progress.jsonl); starts fresh when there is none; not "
+                                 "with --restore")
     eval_every: float = option(180.0, "evaluate against the baselines this often, e.g. 5m (0: never)",
                                type=parse_duration)
     eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)

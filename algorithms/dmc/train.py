@@ -12,6 +12,12 @@ deal reports ADP over deals; a game whose episode is a match (``EvalProtocol.uni
 matches and deals, its periodic evaluation reports points per deal on single deals (DanZero's deal points), and its
 final evaluation adds whole matches with the teams swapped, one seeded match per ten evaluation deals, for the match
 win rate (DanZero, Lu et al. 2023, Sec. V-B; :mod:`cardrl.eval.matches`).
+
+Surviving failures (docs/operations.md): checkpoints are written to ``<out>/checkpoint.tmp`` and swapped in by rename
+(:func:`save_checkpoint`), so ``<out>/checkpoint`` (or, during the swap, ``<out>/checkpoint.prev``) is always a
+complete one; ``--resume`` continues the run in ``<out>`` from it (:func:`latest_checkpoint`): counters, schedules,
+elapsed time and the ADP milestones go on, ``progress.jsonl`` is appended to (records written after that checkpoint
+are moved to ``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start.
 """
 
 from __future__ import annotations
@@ -19,8 +25,11 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import time
 from pathlib import Path
+
+CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
 
 
 def env_config_from_args(args) -> dict:
@@ -68,6 +77,71 @@ def build_config(args):
 DATA_METRICS = ("data_age_updates", "data_age_s", "frames_dropped", "buffer_frames", "buffer_mb")
 # the paper options' schedules and the coach's deal filter (DMC.training_step), present when the option is on
 SCHEDULE_METRICS = ("oracle_lambda", "coach_beta", "coach_rejection_rate", "coach_deals_rejected")
+# remote env runners: restarts by Ray, sample requests lost with a runner, runners sampling now (DMC._collect)
+FAULT_METRICS = ("env_runner_restarts", "env_runner_samples_lost", "env_runners_healthy")
+
+
+def save_checkpoint(algo, out: Path) -> Path:
+    """Write ``<out>/checkpoint`` atomically: into ``checkpoint.tmp`` (its completion marker last), then swapped in by
+    renames, the previous one kept as ``checkpoint.prev`` until the new one is in place. A crash at any moment
+    leaves a complete checkpoint under ``checkpoint`` or ``checkpoint.prev`` (:func:`latest_checkpoint`)."""
+    final, tmp, prev = out / CHECKPOINT, out / CHECKPOINT_TMP, out / CHECKPOINT_PREV
+    if tmp.exists():  # left by a write that was cut short
+        shutil.rmtree(tmp)
+    algo.save_to_path(str(tmp))
+    if final.exists():
+        if prev.exists():
+            shutil.rmtree(prev)
+        os.replace(final, prev)
+    os.replace(tmp, final)
+    if prev.exists():
+        shutil.rmtree(prev)
+    return final
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    """The newest complete checkpoint of a run directory: ``checkpoint``, else ``checkpoint.prev`` (a crash during
+    the swap of :func:`save_checkpoint`); ``checkpoint.tmp`` is never used (its write may have been cut short).
+    Incomplete ones are skipped, saying why; None when there is none."""
+    from cardrl.algorithms.dmc.checkpoints import IncompleteCheckpointError, verify_checkpoint
+
+    for name in (CHECKPOINT, CHECKPOINT_PREV):
+        path = out / name
+        if not path.is_dir():
+            continue
+        try:
+            verify_checkpoint(path)
+        except IncompleteCheckpointError as err:
+            print(f"--resume: skipping {path}: {err}", flush=True)
+            continue
+        return path
+    return None
+
+
+def _trim_progress(out: Path, iteration: int) -> int:
+    """Keep the records of ``<out>/progress.jsonl`` up to ``iteration`` (the resumed checkpoint's); the later ones
+    (training lost with the driver) and a line cut short are moved to ``progress.discarded.jsonl``. Returns how many
+    were moved."""
+    path = out / "progress.jsonl"
+    if not path.is_file():
+        return 0
+    kept, dropped = [], []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            dropped.append(line)
+            continue
+        (kept if (record.get("iteration") or 0) <= iteration else dropped).append(line)
+    if dropped:
+        with (out / "progress.discarded.jsonl").open("a") as f:
+            f.write("".join(line + "\n" for line in dropped))
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(line + "\n" for line in kept))
+        os.replace(tmp, path)
+    return len(dropped)
 
 
 def _rss_mb() -> float:
@@ -168,6 +242,10 @@ def _write_config(out: Path, args, config) -> Path:
 def run_training(args) -> int:
     import ray
 
+    resume = bool(getattr(args, "resume", False))
+    if resume and args.restore:
+        raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
+                         "the checkpoint it names: give one of them, not both")
     address = os.environ.get("RAY_ADDRESS")
     if not ray.is_initialized():
         if address:
@@ -178,19 +256,36 @@ def run_training(args) -> int:
     out = Path(args.out or default_run_dir(args.game, args.algo)).resolve()
     out.mkdir(parents=True, exist_ok=True)
     stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    resume_from = latest_checkpoint(out) if resume else None
+    if resume and resume_from is None:
+        print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
     config = build_config(args)
     algo = config.build_algo()
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))
         print(f"restored from {args.restore}", flush=True)
+    resumed: dict = {}
+    if resume_from is not None:
+        try:
+            algo.restore_from_path(str(resume_from))
+        except BaseException:
+            algo.stop()
+            raise
+        resumed = dict(algo.run_info)
+        moved = _trim_progress(out, algo.iteration)
+        print(f"resumed from {resume_from}: iteration {algo.iteration}, frames {algo._frames_trained:,}, "
+              f"{resumed.get('time_s', 0.0):,.0f}s trained"
+              + (f"; {moved} progress record(s) written after it moved to progress.discarded.jsonl" if moved else "")
+              + "; its sample buffers are not saved: sampling starts afresh with reseeded env runners", flush=True)
     options = config.game_spec.full_options({k: v for k, v in (config.env_config or {}).items()
                                              if k in config.game_spec.rule_options})
     baselines = {spec: _baseline_factory(spec, args.game, options, args.seed + 7) for spec in args.eval_against}
     _write_config(out, args, config)
     by_match = config.game_spec.protocol.unit == "match"
     score_name = _score_name(config.game_spec)
-    reached: dict[str, dict] = {}  # baseline -> when the ADP interval against it first lay above 0
-    start = last_eval = last_ckpt = time.time()
+    reached: dict[str, dict] = dict(resumed.get("reached") or {})  # baseline -> when its ADP interval first lay > 0
+    last_eval = last_ckpt = time.time()
+    start = last_eval - float(resumed.get("time_s") or 0.0)  # a resumed run's clock goes on
     progress = (out / "progress.jsonl").open("a")
     writer = _tensorboard(out)
     device = _learner_device(algo)
@@ -228,6 +323,10 @@ def run_training(args) -> int:
                 line += f" | oracle lambda {record['oracle_lambda']:.3f}"
             if record.get("coach_rejection_rate") is not None:
                 line += f" | coach beta {record['coach_beta']:.2f} rejects {100 * record['coach_rejection_rate']:.1f}%"
+            record.update({k: int(result[k]) for k in FAULT_METRICS if result.get(k) is not None})
+            if record.get("env_runner_restarts"):
+                line += (f" | runner restarts {record['env_runner_restarts']} (lost "
+                         f"{record.get('env_runner_samples_lost', 0)} sample request(s))")
             if args.eval_every and now - last_eval >= args.eval_every:
                 record["eval"] = _evaluate(algo, baselines, args)
                 for spec, ev in record["eval"].items():
@@ -246,7 +345,8 @@ def run_training(args) -> int:
             done = (stop_time is not None and now - start >= stop_time) or (
                 args.stop_frames is not None and frames >= args.stop_frames)
             if done or now - last_ckpt >= args.checkpoint_every:
-                path = algo.save_to_path(str(out / "checkpoint"))
+                algo.run_info = {"time_s": record["time_s"], "reached": dict(reached)}
+                path = save_checkpoint(algo, out)
                 last_ckpt = time.time()
                 print(f"checkpoint written: {path}", flush=True)
             if done:
@@ -334,7 +434,7 @@ def _log_scalars(writer, record: dict, step: int) -> None:
     writer.add_scalar("dmc/episodes", record["episodes"], step)
     if record.get("weight_lag") is not None:
         writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
-    for key in (*DATA_METRICS, *SCHEDULE_METRICS, "pruning_ratio", "driver_rss_mb"):
+    for key in (*DATA_METRICS, *SCHEDULE_METRICS, *FAULT_METRICS, "pruning_ratio", "driver_rss_mb"):
         if record.get(key) is not None:
             writer.add_scalar(f"dmc/{key}", record[key], step)
     for mid, loss in record["losses"].items():

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.games.registry import get_game
 
@@ -56,9 +56,7 @@ class MaskedPPOAgent(Agent):
     def act(self, view: Any, legal_moves) -> int:
         import torch
 
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         module = self.modules[view.role]

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.algorithms.topk_ppo.candidates import candidate_block, topk_candidates
 from cardrl.algorithms.topk_ppo.level_a import LEVEL_A_DIM, LevelATracker
 from cardrl.games.registry import get_game
@@ -97,9 +97,7 @@ class TopKPPOAgent(Agent):
         return legal[order], probs / probs.sum()
 
     def act(self, view: Any, legal_moves) -> int:
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             module = self.modules[view.role]
             self._extra(module, view)  # the tracker must see every deal

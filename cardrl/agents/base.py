@@ -18,7 +18,7 @@ import numpy as np
 
 from cardrl.games.engine import Engine
 
-__all__ = ["Agent", "play_game"]
+__all__ = ["Agent", "legal_ids", "play_game"]
 
 
 class Agent(ABC):
@@ -39,6 +39,15 @@ class Agent(ABC):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r})"
+
+
+def legal_ids(agent: Agent, legal_moves) -> np.ndarray:
+    """``legal_moves`` as an int64 array, refusing an empty one (``act`` after the end of a game) with the agent's
+    name; callers return ``legal[0]`` themselves when it is the only move."""
+    legal = np.asarray(legal_moves, dtype=np.int64)
+    if len(legal) == 0:
+        raise ValueError(f"{type(agent).__name__}.act got no legal moves (is the game over?)")
+    return legal
 
 
 AgentsArg = Union[Mapping[int, Agent], Sequence[Agent]]

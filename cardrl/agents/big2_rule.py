@@ -52,7 +52,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.games.big2 import Big2View
 from cardrl.games.big2_moves import ACE, NUM_CARDS, NUM_RANKS, NUM_SUITS, TWO, Category, big2_move_table
 
@@ -201,9 +201,7 @@ class Big2RuleAgent(Agent):
 
     # ---- entry point -------------------------------------------------------------------------
     def act(self, view: Big2View, legal_moves: np.ndarray) -> int:
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError("Big2RuleAgent.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         hand_bits = int(view.hand_bits)

@@ -37,7 +37,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.cards import rank_counts_to_string
 from cardrl.games.doudizhu import DouDizhuView
 from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
@@ -274,9 +274,7 @@ class DouDizhuRuleAgent(Agent):
 
     # ---- entry point -------------------------------------------------------------------------
     def act(self, view: DouDizhuView, legal_moves: np.ndarray) -> int:
-        legal = np.asarray(legal_moves)
-        if len(legal) == 0:
-            raise ValueError("DouDizhuRuleAgent.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         if legal[0] >= len(self.table):

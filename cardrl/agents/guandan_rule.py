@@ -37,7 +37,7 @@ from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.games.guandan import GuanDanView, partner_of
 from cardrl.games.guandan_moves import (
     BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, bomb_key, power)
@@ -371,9 +371,7 @@ class _RuleAgent(Agent):
     def act(self, view: GuanDanView, legal_moves) -> int:
         """The chosen action id among ``legal_moves`` (the engine's ids; the rules reason on their ``Move`` values,
         :meth:`choose`)."""
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         moves = view.moves_of(legal)

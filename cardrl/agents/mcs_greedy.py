@@ -14,7 +14,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 
 __all__ = ["MCSGreedyAgent"]
 
@@ -40,9 +40,7 @@ class MCSGreedyAgent(Agent):
         return cls(spec.make_search(spec.make_engine(**spec.full_options(options))))
 
     def act(self, view: Any, legal_moves) -> int:
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError("MCSGreedyAgent.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         after = self.search.k_after_view(view, legal)

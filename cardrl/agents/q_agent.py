@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.features.base import FeatureEncoder
 from cardrl.games.registry import get_game
 
@@ -92,9 +92,7 @@ class QAgent(Agent):
         return self.modules[agent].q_values(state, history, actions).cpu().numpy()
 
     def act(self, view: Any, legal_moves) -> int:
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError(f"{type(self).__name__}.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if len(legal) == 1:
             return int(legal[0])
         strength = getattr(view, "move_strength", None)

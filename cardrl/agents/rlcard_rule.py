@@ -16,7 +16,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, legal_ids
 from cardrl.cards import rank_counts_to_string
 from cardrl.games.doudizhu import DouDizhuView
 from cardrl.games.doudizhu_moves import doudizhu_move_table
@@ -59,9 +59,7 @@ class RLCardRuleAgent(Agent):
                 "self": int(view.seat)}
 
     def act(self, view: DouDizhuView, legal_moves) -> int:
-        legal = np.asarray(legal_moves, dtype=np.int64)
-        if len(legal) == 0:
-            raise ValueError("RLCardRuleAgent.act got no legal moves (is the game over?)")
+        legal = legal_ids(self, legal_moves)
         if view.landlord < 0:
             raise ValueError("RLCard's rule agent plays the card-play phase only (the view is from bidding)")
         state = {"raw_obs": self.raw_observation(view, legal)}

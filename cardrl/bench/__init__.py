@@ -6,6 +6,8 @@
   with the peers the registry names for it (:mod:`cardrl.bench.peers_doudizhu`: DouZero, RLCard, OpenSpiel);
 * :mod:`cardrl.bench.mcs`: ``cardrl bench mcs GAME``, Minimum Combination Search and ODMC pruning cost;
 * :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer;
+* :mod:`cardrl.bench.scale`: ``cardrl bench scale GAME``, DMC's scaling model: terms measured here, frames/s
+  predicted for 4 to 160 CPUs with a CPU or GPU learner (docs/scaling.md);
 * :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).
 
 Modules depend on :mod:`~cardrl.bench.common` and the registry only (``env`` loads ``peers_<game>`` when it measures
@@ -18,11 +20,11 @@ from __future__ import annotations
 import importlib
 
 __all__ = ["add_bench_parsers", "main_bench", "bench_env", "format_bench_env", "bench_mcs", "format_bench_mcs",
-           "bench_train", "format_bench_train", "machine_description"]
+           "bench_train", "format_bench_train", "bench_scale", "format_bench_scale", "machine_description"]
 
 _HOME = {"add_bench_parsers": "cli", "main_bench": "cli", "bench_env": "env", "format_bench_env": "env",
          "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train",
-         "machine_description": "common"}
+         "bench_scale": "scale", "format_bench_scale": "scale", "machine_description": "common"}
 
 
 def __getattr__(name: str):

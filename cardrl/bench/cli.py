@@ -1,9 +1,10 @@
-"""``cardrl bench env|mcs|train GAME``: the benchmark subcommands of the ``cardrl`` command line.
+"""``cardrl bench env|mcs|train|scale GAME``: the benchmark subcommands of the ``cardrl`` command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
 a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
 (:mod:`cardrl.games.registry`); ``mcs`` offers the games with a Minimum Combination Search. A benchmark's module is
-imported when its command runs (``train``'s, which imports nothing heavy, also for its arguments).
+imported when its command runs (``train``'s and ``scale``'s, which import nothing heavy, also for their
+arguments).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
     env.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
     env.add_argument("--no-peers", action="store_true", help="measure cardrl only")
     env.add_argument("--hands", type=int, default=200, help="lead hands per hand size (default 200)")
+    env.add_argument("--moves", action="store_true",
+                     help="legal-move generation only: leads by hand size and, in games with wild cards, dealt leads "
+                          "by wild cards held (mean and p99 us)")
 
     mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
                              description="K of dealt hands, cold and memoised, and prune_moves per step of random "
@@ -48,11 +52,22 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                            "DouZero's trainer for games whose peers include douzero "
                                            "(e.g. cardrl bench train doudizhu --seconds 60).")
     add_train_arguments(train)
+
+    from cardrl.bench.scale import add_scale_arguments
+
+    scale = targets.add_parser("scale", help="a scaling model: predicted DMC frames/s on 4 to 160 CPUs, CPU or GPU "
+                                             "learner",
+                               description="Measures one DMC runner's frames/s, the learner's ingest rate, bytes per "
+                                           "frame through the object store and the weight broadcast's cost here, "
+                                           "then predicts frames/s and the learner's saturation point for clusters "
+                                           "(docs/scaling.md; e.g. cardrl bench scale doudizhu).")
+    add_scale_arguments(scale)
     return bench
 
 
 def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
-    """Add ``bench`` (with ``env``, ``mcs`` and ``train``) to the ``cardrl`` parser's ``subparsers``; returns it."""
+    """Add ``bench`` (with ``env``, ``mcs``, ``train`` and ``scale``) to the ``cardrl`` parser's ``subparsers``;
+    returns it."""
     bench = subparsers.add_parser("bench", help="benchmarks, against the peers installed beside us",
                                   description="Benchmarks; every one prints the machine first and, where the game "
                                               "has a peer, the ratio ours/theirs.")
@@ -74,6 +89,11 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
 
         if args.hands < 1:
             raise ValueError(f"--hands must be >= 1, got {args.hands}")
+        if args.moves:
+            from cardrl.bench.env import bench_moves, format_bench_moves
+
+            print(format_bench_moves(bench_moves(args.game, seconds=args.seconds, hands=args.hands)), flush=True)
+            return 0
         print_bench_env(bench_env(args.game, seconds=args.seconds, peers=not args.no_peers, hands=args.hands))
         return 0
     if args.target == "mcs":
@@ -85,4 +105,8 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.train import main_bench_train
 
         return main_bench_train(args)
-    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train")
+    if args.target == "scale":
+        from cardrl.bench.scale import main_bench_scale
+
+        return main_bench_scale(args)
+    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale")

@@ -13,6 +13,9 @@ One call of :func:`bench_env` measures, on this machine and in one process, for 
   mean and largest number of legal moves, on lead hands of the sizes the first deal gives its seats (DouDiZhu 20 and
   17, Big2 13, GuanDan 27) and on smaller ones (10 and 5 cards): a seat's hand the first time it holds that many cards
   in random play, dealt hands for the dealt sizes (:func:`lead_hands`);
+* with ``--moves`` (:func:`bench_moves`), legal-move generation only: the lead table above and, for an engine with
+  wild cards (``wild_kinds()``), dealt leads by the number of wild cards held (0, 1, 2 for GuanDan's two heart level
+  cards), mean and p99 us;
 * every peer the registry names for the game (``spec.peers``) that is installed, measured by
   ``cardrl.bench.peers_<game>`` on the same lead hands, with the ratios ours / theirs: steps/s through our env over
   theirs with features, and their us over ours for move generation on the largest lead they both measure.
@@ -34,7 +37,8 @@ from cardrl.bench.common import (RATE_NOTE, call_times_us, check_seconds, format
                                  ratio, table_row, us_per_call)
 from cardrl.games.registry import GameSpec, game_names, get_game
 
-__all__ = ["bench_env", "format_bench_env", "print_bench_env", "lead_sizes", "lead_hands", "lead_move_generator",
+__all__ = ["bench_env", "format_bench_env", "print_bench_env", "bench_moves", "format_bench_moves", "wild_lead_hands",
+           "lead_sizes", "lead_hands", "lead_move_generator",
            "sample_positions", "peer_module", "no_peer_line", "SMALLER_LEADS", "HANDS_PER_SIZE"]
 
 SMALLER_LEADS = (10, 5)  # lead sizes measured below the dealt ones
@@ -194,6 +198,76 @@ def _ours_leads(spec: GameSpec, hands: dict[int, list[np.ndarray]], seconds: flo
         out["lead_moves"][n] = float(np.mean(sizes))
         out["lead_moves_max"][n] = float(np.max(sizes))
     return out
+
+
+def wild_lead_hands(spec: GameSpec | str, count: int = HANDS_PER_SIZE, seed: int = 0) -> dict[int, list[np.ndarray]]:
+    """Dealt hands of the largest lead size by the number of wild cards they hold, ``{wilds: [count hands]}``, for
+    an engine with ``wild_kinds()`` (the kinds that are wild at its level); ``{}`` for one without. Deals
+    ``seed * 100_000 + 0, 1, ...`` in seat order, until every count 0 .. (copies of the wild kinds) has ``count``
+    hands (at most ``400 * count`` deals; a count never dealt is left out)."""
+    spec = get_game(spec)
+    engine = spec.make_engine(**_deal_options(spec)).reset(seed * 100_000)
+    if not callable(getattr(engine, "wild_kinds", None)):
+        return {}
+    size = lead_sizes(spec)[0]
+    out: dict[int, list[np.ndarray]] = {}
+    for deal in range(400 * count):
+        engine.reset(seed * 100_000 + deal)
+        held = engine.cards_held()
+        kinds = list(engine.wild_kinds())
+        if not out:  # every count from none to all copies of the wild kinds (every card is dealt)
+            out = {w: [] for w in range(int(held[:, kinds].sum()) + 1)}
+        for hand in held:
+            w = int(hand[kinds].sum())
+            if int(hand.sum()) == size and len(out[w]) < count:
+                out[w].append(np.array(hand))
+        if all(len(v) >= count for v in out.values()):
+            break
+    return {w: hs for w, hs in out.items() if hs}
+
+
+def bench_moves(game: str, seconds: float = 3.0, hands: int = HANDS_PER_SIZE) -> dict[str, Any]:
+    """Legal-move generation only (``cardrl bench env GAME --moves``): the lead table of :func:`bench_env` and, for a
+    game with wild cards, leads of the dealt size by wild cards held (mean and p99 us, mean and largest legal
+    sets; :func:`wild_lead_hands`). Returns ``{"game", "title", "seconds", "machine", "load_before", "options",
+    "labels", "ours": {"movegen_us", ..., "wild": {"size", "movegen_us", "movegen_p99_us", "lead_moves",
+    "lead_moves_max": {wilds: value}}}}``."""
+    spec = get_game(game)
+    seconds = check_seconds(seconds)
+    load = load_average()
+    ours: dict[str, Any] = _ours_leads(spec, lead_hands(spec, count=hands), seconds)
+    by_wilds = wild_lead_hands(spec, count=hands)
+    if by_wilds:
+        ours["wild"] = {"size": lead_sizes(spec)[0], **_ours_leads(spec, by_wilds, seconds)}
+    return {"game": spec.name, "title": spec.title, "seconds": seconds, "machine": machine_description(),
+            "load_before": load, "options": _deal_options(spec), "ours": ours,
+            "labels": {"movegen": "cardrl legal moves"}}
+
+
+def format_bench_moves(result: dict[str, Any]) -> str:
+    """:func:`bench_moves`' result as text: the machine, the lead table, the table by wild cards held."""
+    ours = result["ours"]
+    options = ", ".join(f"{k}={v!r}" for k, v in result.get("options", {}).items())
+    title = (f"{result['title']} legal-move benchmark (cardrl bench env {result['game']} --moves"
+             f"{'; ' + options if options else ''}): {result['seconds']:g} s per measurement after a warm-up")
+    lines = header_lines(title, result["machine"], result.get("load_before"), RATE_NOTE)
+    lines += [""] + _lead_table(ours, result["labels"]["movegen"], "legal moves of a leader, us/call (moves)",
+                                lambda n: f"{n} cards")
+    if "wild" in ours:
+        lines += [""] + _lead_table(ours["wild"], result["labels"]["movegen"],
+                                    f"{ours['wild']['size']}-card leads by wild cards held, us/call (moves)",
+                                    lambda w: f"{w} wild{'s' if w != 1 else ''}")
+    return "\n".join(line.rstrip() for line in lines)
+
+
+def _lead_table(part: dict[str, Any], label: str, heading: str, column) -> list[str]:
+    keys = list(part["movegen_us"])
+    return [table_row(heading, [column(k) for k in keys], _LABEL, _CELL),
+            table_row(f"{label}: mean (mean moves)",
+                      [f"{part['movegen_us'][k]:,.1f} ({part['lead_moves'][k]:,.0f})" for k in keys], _LABEL, _CELL),
+            table_row(f"{label}: p99 (most moves)",
+                      [f"{part['movegen_p99_us'][k]:,.1f} ({part['lead_moves_max'][k]:,.0f})" for k in keys],
+                      _LABEL, _CELL)]
 
 
 # ---- peers ------------------------------------------------------------------------------------------------------

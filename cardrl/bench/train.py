@@ -236,6 +236,7 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune:
         "weight_lag": None if lag is None else float(lag),
         "pruning_ratio": result.get("pruning_ratio"),
         "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS, "prune": prune,
+                     "driver_sample_frames": config.driver_sample_frames,
                      "ray_num_cpus": max(2, num_env_runners)},
     }
 
@@ -405,7 +406,8 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 def _settings_ours(s: dict[str, Any]) -> str:
     return (f"{s['num_env_runners']} env runner(s) x {s['num_envs_per_env_runner']} games, fragment "
-            f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, ray num_cpus={s['ray_num_cpus']}")
+            f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, driver samples "
+            f"{s.get('driver_sample_frames', 0)} frames while idle, ray num_cpus={s['ray_num_cpus']}")
 
 
 def _settings_douzero(s: dict[str, Any]) -> str:

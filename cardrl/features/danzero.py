@@ -156,12 +156,6 @@ def wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
     return _wild_flags_kernel(np.asarray(hand, dtype=np.int64), int(level), _LINE, flags)
 
 
-def _move_counts(move: Move | None) -> np.ndarray | None:
-    if move is None or not move.cards:
-        return None
-    return np.bincount(np.asarray(move.cards, dtype=np.int64), minlength=NUM_KINDS)
-
-
 def _partner_last(history, partner: int) -> Move | None:
     for seat, move in reversed(history):
         if seat == partner:
@@ -169,29 +163,76 @@ def _partner_last(history, partner: int) -> Move | None:
     return None
 
 
-def _encode(out: np.ndarray, seat: int, hand, unseen, played, cards_left, last_move, history, finished,
-            team_levels, level: int) -> np.ndarray:
-    out[0:54] = hand
-    out[54:108] = unseen
-    last = _move_counts(last_move)
-    if last is not None:
-        out[108:162] = last
-    partner = (seat + 2) % 4
-    if partner in finished:
+_NO_CARDS = np.zeros(0, dtype=np.int64)
+
+
+def _cards_array(move: Move | None) -> np.ndarray:
+    if move is None or not move.cards:
+        return _NO_CARDS
+    return np.array(move.cards, dtype=np.int64)
+
+
+@njit(cache=True)
+def _encode_game_kernel(out, seat, hands, played, last, mate, mate_finished, own_level, other_level, level, line,
+                        flags):
+    """:func:`_encode_kernel` from the four hands (the unseen cards and the cards left computed here)."""
+    unseen = np.zeros(54, dtype=np.int64)
+    cards_left = np.zeros(4, dtype=np.int64)
+    for p in range(4):
+        for k in range(54):
+            cards_left[p] += hands[p, k]
+            if p != seat:
+                unseen[k] += hands[p, k]
+    return _encode_kernel(out, seat, hands[seat], unseen, played, cards_left, last, mate, mate_finished, own_level,
+                          other_level, level, line, flags)
+
+
+@njit(cache=True)
+def _encode_kernel(out, seat, hand, unseen, played, cards_left, last, mate, mate_finished, own_level, other_level,
+                   level, line, flags):
+    """The whole state of :func:`_encode` in one compiled pass (``out`` zeroed; ``last`` / ``mate``: the kinds of
+    the move to beat and of the partner's last action, empty for none or a pass)."""
+    for k in range(54):
+        out[k] = hand[k]
+        out[54 + k] = unseen[k]
+    for k in last:
+        out[108 + k] += 1.0
+    if mate_finished:
         out[162:216] = -1.0
     else:
-        mate = _move_counts(_partner_last(history, partner))
-        if mate is not None:
-            out[162:216] = mate
-    for i, other in enumerate(((seat + 1) % 4, partner, (seat + 3) % 4)):
-        out[216 + 28 * i + min(int(cards_left[other]), 27)] = 1.0  # 28 only between a tribute and its return
-        out[300 + 54 * i:354 + 54 * i] = played[other]
-    team = seat % 2
-    out[462 + team_levels[team]] = 1.0
-    out[475 + team_levels[1 - team]] = 1.0
+        for k in mate:
+            out[162 + k] += 1.0
+    for i in range(3):
+        other = (seat + 1 + i) % 4
+        out[216 + 28 * i + min(cards_left[other], 27)] = 1.0  # 28 only between a tribute and its return
+        for k in range(54):
+            out[300 + 54 * i + k] = played[other, k]
+    out[462 + own_level] = 1.0
+    out[475 + other_level] = 1.0
     out[488 + level] = 1.0
-    out[501:513] = wild_flags(hand, level)
+    if hand[4 * level + 2] > 0:
+        _wild_flags_kernel(hand, level, line, flags)
+        for i in range(12):
+            out[501 + i] = flags[i]
     return out
+
+
+def _encode(out: np.ndarray, seat: int, hand, unseen, played, cards_left, last_move, history, finished,
+            team_levels, level: int, hands: np.ndarray | None = None) -> np.ndarray:
+    """The 513-dim state into ``out`` (zeroed): from ``hands`` (the four hands; ``hand``, ``unseen`` and
+    ``cards_left`` then unused) or from a view's ``hand``, ``unseen`` and ``cards_left``."""
+    partner = (seat + 2) % 4
+    mate_finished = partner in finished
+    mate = _NO_CARDS if mate_finished else _cards_array(_partner_last(history, partner))
+    team = seat % 2
+    last = _cards_array(last_move)
+    flags = np.zeros(12, dtype=np.int8)
+    if hands is not None:
+        return _encode_game_kernel(out, seat, hands, played, last, mate, mate_finished, int(team_levels[team]),
+                                   int(team_levels[1 - team]), int(level), _LINE, flags)
+    return _encode_kernel(out, seat, np.asarray(hand), np.asarray(unseen), np.asarray(played),
+                          np.asarray(cards_left, dtype=np.int64), last, mate, mate_finished, int(team_levels[team]),
+                          int(team_levels[1 - team]), int(level), _LINE, flags)
 
 
 class DanZeroFeatures(FeatureEncoder):
@@ -236,11 +277,8 @@ class DanZeroFeatures(FeatureEncoder):
             raise RuntimeError("the game has no deal yet: call reset(seed) first")
         if isinstance(seat, bool) or seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
-        hands = game.hands
-        hand = hands[seat]
-        unseen = hands.sum(axis=0) - hand
-        return _encode(self._out(out), seat, hand, unseen, game.played, hands.sum(axis=1), game.last_move,
-                       game.history, game.finished, game.team_levels, game.level)
+        return _encode(self._out(out), seat, None, None, game.played, None, game.last_move, game.history,
+                       game.finished, game.team_levels, game.level, hands=game.hands)
 
     def encode_view(self, view: GuanDanView, out: np.ndarray | None = None) -> np.ndarray:
         """Same as :meth:`encode`, from a player's :class:`GuanDanView`."""

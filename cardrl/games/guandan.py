@@ -10,9 +10,11 @@ Levels are rank indices 0..12 (2..A) as in :mod:`cardrl.games.guandan_moves`.
 Actions
     Like every cardrl engine, :meth:`GuanDanGame.legal_moves` returns sorted integer action ids and
     :meth:`GuanDanGame.step` takes one: ``108 + i`` is move ``i`` of the current level's table, ``0..53`` and
-    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan_table`). The engine generates legal
-    moves by value (:class:`~cardrl.games.guandan_moves.Move`): :meth:`GuanDanGame.legal_move_values` gives them in
-    the order of the ids, :meth:`move_of` / :meth:`id_of` convert, and ``step`` also takes a legal ``Move``.
+    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan_table`). The legal card plays come from
+    the level table's compiled scan (:meth:`~cardrl.games.guandan_table.LevelMoveTable.legal_ids`, the same set as the
+    by-value generator :func:`~cardrl.games.guandan_moves.legal_moves`); :meth:`GuanDanGame.legal_move_values` gives
+    their :class:`~cardrl.games.guandan_moves.Move` values in the order of the ids (decoded when read),
+    :meth:`move_of` / :meth:`id_of` convert, and ``step`` also takes a legal ``Move``.
     ``game.actions`` records the ids. With ``tribute_decisions=True`` the tribute card (which of the equally highest
     cards) and the returned card are decisions too: moves of category ``TRIBUTE`` / ``RETURN`` in phases
     ``"tribute"`` / ``"return"``; otherwise they are made by DanZero+'s heuristics (:func:`default_tribute`,
@@ -47,9 +49,9 @@ import numpy as np
 from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
 from cardrl.games.guandan_moves import (
     BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name,
-    cards_to_string, check_level, legal_moves, move_to_string, power)
+    cards_to_string, check_level, legal_moves, move_to_string, power, wild_kind)
 from cardrl.games.guandan_table import (
-    NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, decision_move, level_table)
+    NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, LegalValues, decision_move, level_table)
 
 NUM_PLAYERS = 4
 LEVEL_A = 12
@@ -338,14 +340,21 @@ class GuanDanGame(Engine):
     def _legal_pair(self) -> tuple[np.ndarray, list[Move]]:
         self._require_deal()
         if self._legal is None:
-            moves = self._compute_legal()
-            ids = self._ids_of_values(moves)
-            order = np.argsort(ids, kind="stable")
-            self._legal = (ids[order], [moves[i] for i in order])
+            if self.phase == "play":  # the compiled scan: sorted ids, values decoded when read
+                table = level_table(self.level)
+                ids = table.legal_ids(self.hands[self.current_player], self.last_move)
+                self._legal = (ids + NUM_SPECIAL, LegalValues(table, ids))
+            else:
+                moves = self._compute_legal()
+                ids = self._ids_of_values(moves)
+                order = np.argsort(ids, kind="stable")
+                self._legal = (ids[order], [moves[i] for i in order])
             self._legal[0].setflags(write=False)
         return self._legal
 
     def _compute_legal(self) -> list[Move]:
+        """The legal moves by value through the generator (tribute and return phases; the play phase goes through
+        the level table's compiled scan, which gives the same set)."""
         seat = self.current_player
         if self.phase == "play":
             return legal_moves(self.hands[seat], self.last_move, self.level)
@@ -392,6 +401,10 @@ class GuanDanGame(Engine):
     def move_strength(self, ids) -> np.ndarray:
         """Tie-break key of action ids (higher: stronger; see :func:`_move_strength`)."""
         return _move_strength(self.level, ids)
+
+    def wild_kinds(self) -> tuple[int, ...]:
+        """The card kinds that are wild at the current level (the heart level card)."""
+        return (wild_kind(self.level),)
 
     def cards_held(self) -> np.ndarray:
         return self.hands.astype(np.int64)
@@ -700,7 +713,7 @@ class GuanDanView:
         self.hands = game.hands.copy() if oracle else None
         if seat == game.current_player and not game.is_over:
             self.legal, values = game._legal_pair()
-            self.legal_values = tuple(values)
+            self.legal_values = values if isinstance(values, LegalValues) else tuple(values)  # both immutable
         else:
             self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
 

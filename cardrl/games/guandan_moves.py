@@ -38,14 +38,13 @@ Move table or per-hand generation? (measured on this 2-core machine, Python 3, n
     59,919, straight 28,224, tube 33,672, plate 9,672, bomb 2,354, straight flush 618, four jokers 1); it
     takes ~0.2-0.3 s to build and 7.1 MB as a (M, 54) uint8 matrix, and it differs per level (the wild and
     the level rank move), so a single id space for all levels would be ~1.7M moves. A per-level table is
-    practical (a numpy subset scan with two 54-bit masks per move: ~265 us mean per lead, p99 ~460 us,
-    vs ~1.1-1.5 ms mean / ~3.5-5 ms p99 for per-hand generation of a 27-card lead; follows by generation
-    ~125 us mean), but stable ids are only per level. This module therefore generates moves per hand and
-    identifies a move by its value; a per-level table is an optional accelerator for callers that need ids
-    (the tests check that both agree). Legal-set sizes of random 27-card leads (3,000 deals, random
-    level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max 998; 1 wild: mean 1,170,
-    max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach 5,000: DanZero+'s
-    "more than 5,000").
+    practical, but stable ids are only per level. This module generates moves per hand and identifies a move by its
+    value (~1.1-1.5 ms mean per 27-card lead); the engine's legal moves come from a compiled scan over the
+    per-level table (:mod:`cardrl.games.guandan_table`: tens of us per lead), built from this module's ``fills``
+    and checked against :func:`legal_moves` (tests/test_guandan_moves_differential.py). Legal-set sizes of random
+    27-card leads (3,000 deals, random level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max
+    998; 1 wild: mean 1,170, max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach
+    5,000: DanZero+'s "more than 5,000").
 """
 
 from __future__ import annotations

@@ -65,3 +65,37 @@ def stop_own_processes(temp_dir: Path, grace_s: float = 10.0) -> None:
         while procs and time.time() < deadline:
             procs = [p for p in procs if p.is_running() and p.status() != psutil.STATUS_ZOMBIE]
             time.sleep(0.2)
+
+
+def start_worker(gcs_port: int, temp_dir: Path, num_cpus: int = 1, env: dict | None = None) -> None:
+    """Join a worker node to the head at ``127.0.0.1:gcs_port``: a raylet of its own on loopback with its own temp
+    dir (Ray takes one per node) and a free port for everything it listens on (the dashboard agent's default 52365
+    is the head's), ``num_cpus`` logical CPUs. Several such nodes on one host make a multi-node cluster whose
+    scheduling is real: an actor needing a CPU goes to a node with a free one."""
+    ports = [f"--{name}={free_port()}" for name in (
+        "node-manager-port", "object-manager-port", "metrics-export-port", "dashboard-agent-listen-port",
+        "dashboard-agent-grpc-port", "runtime-env-agent-port")]
+    subprocess.run([ray_bin(), "start", f"--address=127.0.0.1:{gcs_port}", "--node-ip-address=127.0.0.1",
+                    f"--num-cpus={num_cpus}", *ports, f"--temp-dir={temp_dir}", "--disable-usage-stats"],
+                   check=True, env=env, capture_output=True, timeout=180)
+
+
+def submit_job(address: str, entrypoint: list[str], env: dict, timeout: float = 540.0,
+               working_dir: str | None = None) -> tuple[int, str]:
+    """``ray job submit --address ADDRESS -- ENTRYPOINT``, waiting for its end; (return code, its output). Waits for
+    the job server first, and submits again while Ray answers "No available agent" (the head's job agent comes up a
+    little after `ray start` returns)."""
+    for _ in range(60):
+        listed = subprocess.run([ray_bin(), "job", "list", "--address", address], env=env, capture_output=True)
+        if listed.returncode == 0:
+            break
+        time.sleep(1)
+    extra = ["--working-dir", working_dir] if working_dir else []
+    for _ in range(30):
+        job = subprocess.run([ray_bin(), "job", "submit", "--address", address, *extra, "--", *entrypoint],
+                             env=env, capture_output=True, text=True, timeout=timeout)
+        log = job.stdout + job.stderr
+        if "No available agent" not in log:
+            break
+        time.sleep(2)
+    return job.returncode, log

@@ -1,0 +1,32 @@
+"""The coach's beta cap swept (DouZero+, Zhao et al. 2022, Sec. IV-B): DouZero+'s beta schedule stopped at 0.10,
+0.20 or its own 0.30.
+
+A thin entry point over ``cardrl tune doudizhu --space experiments/spaces/coach_beta.json`` (docs/tune.md): every
+option of ``cardrl tune`` is accepted and wins over the defaults here. Locally (a 2-core machine: two trials at
+once, sampling in each trial's process) and on a cluster:
+
+    python experiments/tune_coach_beta.py --stop-time 20m --eval-every 2m --num-env-runners 0
+    ray job submit --address http://HEAD:8265 --working-dir experiments -- python tune_coach_beta.py --stop-time 2h \\
+        --eval-every 10m --num-env-runners 8 --metric-against rule
+
+The table, ``results.json``/``results.csv``, ``adp_vs_swept.png`` and the best trial's checkpoint land in
+``runs/tune_coach_beta``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cardrl.cli import main as cardrl_main
+
+SPACE = Path(__file__).resolve().parent / "spaces" / "coach_beta.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cardrl_main(["tune", "doudizhu", "--space", str(SPACE), "--out", "runs/tune_coach_beta",
+                        *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

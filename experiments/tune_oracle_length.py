@@ -1,0 +1,32 @@
+"""Oracle guiding's schedule length swept (OADMCDou, Luo et al. 2024, eq. 1): lambda from 1 to 0 over 1M, 5M or
+20M frames trained (the paper's 2e7).
+
+A thin entry point over ``cardrl tune doudizhu --space experiments/spaces/oracle_length.json`` (docs/tune.md): every
+option of ``cardrl tune`` is accepted and wins over the defaults here. Locally (a 2-core machine: two trials at
+once, sampling in each trial's process) and on a cluster:
+
+    python experiments/tune_oracle_length.py --stop-time 20m --eval-every 2m --num-env-runners 0
+    ray job submit --address http://HEAD:8265 --working-dir experiments -- python tune_oracle_length.py --stop-time 2h \\
+        --eval-every 10m --num-env-runners 8 --metric-against rule
+
+The table, ``results.json``/``results.csv``, ``adp_vs_swept.png`` and the best trial's checkpoint land in
+``runs/tune_oracle_length``.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from cardrl.cli import main as cardrl_main
+
+SPACE = Path(__file__).resolve().parent / "spaces" / "oracle_length.json"
+
+
+def main(argv: list[str] | None = None) -> int:
+    return cardrl_main(["tune", "doudizhu", "--space", str(SPACE), "--out", "runs/tune_oracle_length",
+                        *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
