@@ -255,7 +255,7 @@ def run_training(args) -> int:
                      log_to_driver=False, configure_logging=False)
     out = Path(args.out or default_run_dir(args.game, args.algo)).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    done_at = stop_rule(args)
     resume_from = latest_checkpoint(out) if resume else None
     if resume and resume_from is None:
         print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
@@ -277,9 +277,7 @@ def run_training(args) -> int:
               f"{resumed.get('time_s', 0.0):,.0f}s trained"
               + (f"; {moved} progress record(s) written after it moved to progress.discarded.jsonl" if moved else "")
               + "; its sample buffers are not saved: sampling starts afresh with reseeded env runners", flush=True)
-    options = config.game_spec.full_options({k: v for k, v in (config.env_config or {}).items()
-                                             if k in config.game_spec.rule_options})
-    baselines = {spec: _baseline_factory(spec, args.game, options, args.seed + 7) for spec in args.eval_against}
+    baselines = evaluation_baselines(config, args.eval_against, args)
     _write_config(out, args, config)
     by_match = config.game_spec.protocol.unit == "match"
     score_name = _score_name(config.game_spec)
@@ -342,8 +340,7 @@ def run_training(args) -> int:
             _log_scalars(writer, record, frames)
             progress.write(json.dumps(record) + "\n")
             progress.flush()
-            done = (stop_time is not None and now - start >= stop_time) or (
-                args.stop_frames is not None and frames >= args.stop_frames)
+            done = done_at(now - start, frames)
             if done or now - last_ckpt >= args.checkpoint_every:
                 algo.run_info = {"time_s": record["time_s"], "reached": dict(reached)}
                 path = save_checkpoint(algo, out)
@@ -379,6 +376,21 @@ def run_training(args) -> int:
             writer.close()
         algo.stop()
     return 0
+
+
+def stop_rule(args):
+    """``done(elapsed_s, frames) -> bool`` of a run's ``--stop-time`` / ``--stop-frames`` (either ends it; 10 minutes
+    when neither is given)."""
+    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    return lambda elapsed, frames: ((stop_time is not None and elapsed >= stop_time)
+                                    or (args.stop_frames is not None and frames >= args.stop_frames))
+
+
+def evaluation_baselines(config, specs, args) -> dict:
+    """``spec -> make(slot)`` of each baseline agent spec, under the config's game rules (checked now)."""
+    spec = config.game_spec
+    options = spec.full_options({k: v for k, v in (config.env_config or {}).items() if k in spec.rule_options})
+    return {s: _baseline_factory(s, args.game, options, args.seed + 7) for s in specs}
 
 
 def _baseline_factory(spec: str, game: str, options: dict, seed: int):

@@ -17,12 +17,12 @@ type and a combination that :meth:`DMCConfig.validate` refuses (e.g. ``prune_ext
 before any trial runs, naming what is allowed.
 
 Each trial is a Tune function trainable (:func:`dmc_trial`) built from the training driver's pieces
-(:mod:`cardrl.algorithms.dmc.train`: ``build_config``, ``_baseline_factory``, ``_evaluate``): it builds the DMC
-algorithm, trains it, evaluates the greedy networks against the ``--metric-against`` baseline on the same seeded
-deals every ``--eval-every`` (sides swapped, ADP with its 95% t-interval; points per deal where the game's episode is
-a match) and reports each evaluation to Tune with an algorithm checkpoint. The scheduler (ASHA, Li et al. 2020,
-"A System for Massively Parallel Hyperparameter Tuning"; or FIFO: every trial to its end) ranks trials on that ADP,
-never on the training loss. Each trial asks for the algorithm's own resources (RLlib's
+(:mod:`cardrl.algorithms.dmc.train`: ``build_config``, ``evaluation_baselines``, ``stop_rule``, ``_evaluate``): it
+builds the DMC algorithm, trains it, evaluates the greedy networks against the ``--metric-against`` baseline on the
+same seeded deals every ``--eval-every`` (sides swapped, ADP with its 95% t-interval; points per deal where the
+game's episode is a match) and reports each evaluation to Tune with an algorithm checkpoint. The scheduler (ASHA, Li
+et al. 2020, "A System for Massively Parallel Hyperparameter Tuning"; or FIFO: every trial to its end) ranks trials
+on that ADP, never on the training loss. Each trial asks for the algorithm's own resources (RLlib's
 ``Algorithm.default_resource_request``: one CPU for the learner and sampling in the trial's process, one per env
 runner), so a 2-core machine runs two trials at once with ``--num-env-runners 0``.
 
@@ -359,7 +359,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     import ray
     from ray import tune
 
-    from cardrl.algorithms.dmc.train import _baseline_factory, _evaluate, build_config
+    from cardrl.algorithms.dmc.train import _evaluate, build_config, evaluation_baselines, stop_rule
 
     # Tune starts a trial in its own directory: relative paths (a checkpoint:PATH baseline) mean what they meant on
     # the command line, where that directory exists on the trial's node
@@ -372,10 +372,8 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     if start_ckpt is not None:
         with start_ckpt.as_directory() as path:
             algo.restore_from_path(path)
-    spec = config.game_spec
-    options = spec.full_options({k: v for k, v in (config.env_config or {}).items() if k in spec.rule_options})
-    baselines = {targs.metric_against: _baseline_factory(targs.metric_against, targs.game, options, targs.seed + 7)}
-    stop_time = targs.stop_time if targs.stop_time is not None else (None if targs.stop_frames else 600.0)
+    baselines = evaluation_baselines(config, [targs.metric_against], targs)
+    done_at = stop_rule(targs)
     # where the trial runs: its own node and each env runner's (a cluster's placement, docs/tune.md); one string, as
     # Tune's TensorBoard logger takes no lists
     runners = algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id(),
@@ -387,8 +385,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
             result = algo.train()
             now = time.time()
             frames = int(result.get("frames_trained", 0))
-            done = (stop_time is not None and now - start >= stop_time) or (
-                targs.stop_frames is not None and frames >= targs.stop_frames)
+            done = done_at(now - start, frames)
             if done or (targs.eval_every and now - last_eval >= targs.eval_every):
                 ev = _evaluate(algo, baselines, targs)[targs.metric_against]
                 metrics = {"adp": ev["adp"], "adp_low": ev["adp_low"], "adp_high": ev["adp_high"],

@@ -19,7 +19,7 @@ from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Any, Callable
 
-from cardrl.algorithms.dmc.train import env_config_from_args
+from cardrl.algorithms.dmc.train import env_config_from_args, stop_rule
 
 
 def settings_from_args(args, settings: type, given: set[str]) -> dict[str, Any]:
@@ -84,7 +84,7 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
 
     for spec in args.eval_against:  # a bad baseline fails before training
         build_agent(spec, args.game)
-    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    done_at = stop_rule(args)
     start = last_eval = last_ckpt = time.time()
     print(title, flush=True)
     with (out / "progress.jsonl").open("a") as progress:
@@ -103,8 +103,7 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
                 print(line, flush=True)
                 progress.write(json.dumps(record, default=float) + "\n")
                 progress.flush()
-                done = (stop_time is not None and now - start >= stop_time) or (
-                    args.stop_frames is not None and record["frames"] >= args.stop_frames)
+                done = done_at(now - start, record["frames"])
                 if done or now - last_ckpt >= args.checkpoint_every:
                     path = algo.save_to_path(str(out / "checkpoint"))
                     last_ckpt = time.time()
