@@ -1,8 +1,9 @@
 """Does the opponent model learn? A short CPU run with an opponent model, then its predictions on held-out deals
 against the baselines it must beat (issue: opponent models; Luo & Tan 2024, Sec. 4.2; DouZero+, Sec. IV-A).
 
-For Luo & Tan's model: the hidden-card log-loss and accuracy against a prior that knows only the unseen cards and how
-many each player holds (hypergeometric), and the K accuracy against always guessing the most frequent K; for
+For Luo & Tan's model: the hidden-card log-loss and accuracy against a prior that knows the unseen cards and how many
+each player holds (hypergeometric; what a player can know without modelling play), the log-loss of a weaker prior that
+knows only how many cards each player holds, and the K accuracy against always guessing the most frequent K; for
 DouZero+'s: the per-rank count accuracy and log-loss against the same prior. Prints one JSON line per checkpoint.
 
     python experiments/om_learning.py --game big2 --frames 300000

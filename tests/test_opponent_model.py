@@ -4,6 +4,8 @@ reach the opponent model, bad configs are refused, and D+OM / B+OM / G+OM train,
 
 from __future__ import annotations
 
+from math import comb
+
 import numpy as np
 import pytest
 import torch
@@ -12,7 +14,7 @@ from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
 from cardrl.algorithms.dmc.opponent_model import (
     ILLEGAL_LOGIT, OM_CARD_LOGITS, OM_COUNT_LOGITS, OM_K_LOGITS, DouZeroPlusOpponentModel, LuoTanOpponentModel,
-    douzero_plus_loss, luo_tan_loss)
+    douzero_plus_loss, luo_tan_loss, random_play_positions)
 from cardrl.features import labels
 from cardrl.games.registry import get_game
 
@@ -122,8 +124,45 @@ def test_the_prior_knows_only_the_counts_and_is_calibrated_on_average():
     assert np.allclose(prior[1], unseen / 3)  # each unseen card is in one of three hands
 
 
+def test_the_hand_size_prior_knows_the_counts_but_not_which_cards_are_seen():
+    game = get_game("big2").make_engine().reset(5)
+    prior = labels.hand_size_prior(game, 0)
+    assert prior[0].sum() == 0 and np.allclose(prior[1:].sum(axis=1), 13)
+    assert np.allclose(prior[1, :52], 13 / 52) and np.allclose(prior[1, 52:], 0)  # own cards included; no jokers
+    ddz = get_game("doudizhu").make_engine().reset(5)
+    n = ddz.cards_held()[1].sum()
+    p = labels.hand_size_prior(ddz, 0)[1]
+    assert p[0] == pytest.approx(1 - comb(50, n) / comb(54, n))  # at least one 3 among n of 54 cards
+    assert p[52] == pytest.approx(n / 54)  # the black joker
+
+
+def test_luo_tan_layers_start_from_he_initialisation():
+    om = LuoTanOpponentModel(540, (4, 216), 54, 20, 4)
+    for layer in (*om.trunk, om.card_head, om.k_head):
+        if isinstance(layer, torch.nn.Linear):
+            assert float(layer.weight.detach().std()) == pytest.approx((2 / layer.in_features) ** 0.5, rel=0.05)
+            assert not layer.bias.any()
+
+
+def test_random_play_positions_are_reproducible_and_each_deal_is_played_to_its_end():
+    engine = get_game("big2").make_engine()
+
+    def play(seed):
+        seen = []
+        for seat in random_play_positions(engine, 3, seed):
+            assert not engine.is_over and seat == engine.current_player
+            seen.append((seat, engine.cards_held().tobytes(), int(engine.cards_held().sum())))
+        assert engine.is_over
+        return seen
+
+    first = play(7)
+    assert play(7) == first and play(8) != first
+    deals = [cards for _, cards, n in first if n == 52]  # the first position of each deal: nothing played yet
+    assert len(deals) == 3 and len(set(deals)) == 3
+
+
 # ---- losses: the formulas by hand --------------------------------------------------------------------------------
-def test_luo_tan_loss_is_bce_plus_cross_entropy_on_labelled_slots():
+def test_luo_tan_loss_is_the_mean_over_its_heads_of_bce_and_cross_entropy_on_labelled_slots():
     torch.manual_seed(0)
     logits, k_logits = torch.randn(2, 4, 3), torch.randn(2, 4, 5)
     cards = torch.randint(0, 2, (2, 4, 3), dtype=torch.uint8)
@@ -140,7 +179,8 @@ def test_luo_tan_loss_is_bce_plus_cross_entropy_on_labelled_slots():
             bce += float(-(y * torch.log(p) + (1 - y) * torch.log(1 - p)).sum())
             ce += float(-torch.log_softmax(k_logits[b, s], -1)[k[b, s]])
             n += 1
-    assert float(loss) == pytest.approx(0.5 * bce / (3 * n) + 2.0 * ce / n, rel=1e-5)
+    # the mean over the heads (3 card heads + the K head) of each labelled slot, then over the slots
+    assert float(loss) == pytest.approx((0.5 * bce / n + 2.0 * ce / n) / 4, rel=1e-5)
     assert float(metrics["om_card_logloss"]) == pytest.approx(bce / (3 * n), rel=1e-5)
     k_pred = k_logits.argmax(-1)[k >= 0]
     assert float(metrics["om_k_accuracy"]) == pytest.approx(float((k_pred == k[k >= 0].long()).float().mean()))

@@ -9,8 +9,12 @@ loss as a named function the learner adds to the Q loss (docs/architecture.md, "
   card, here one linear layer of all of them, which is the same function) and a K distribution (their 20-way
   FC55). Slots are seat-relative (:mod:`cardrl.features.labels`): 4 slots x (54 + 20) = 296 outputs (their
   "hidden features", Table 14); the player's own slot and the slots a game lacks are zeros in the Q input and have no
-  loss. The paper gives no loss: we use per-bit binary cross-entropy plus cross-entropy on K, weighted
-  ``card_weight`` : ``k_weight`` (1 : 1 by default), see :func:`luo_tan_loss`.
+  loss. The paper gives no loss: each of its heads gets its own term, a binary cross-entropy per card bit and a
+  cross-entropy on K, averaged over the heads (so each card head weighs as much as the K head; ``card_weight`` and
+  ``k_weight`` scale the two kinds, 1 : 1 by default), see :func:`luo_tan_loss`. Its linear layers start from He
+  initialisation (the paper gives none): with PyTorch's default the deep ReLU trunk passes almost nothing of its
+  input at first, and under DouZero's optimizer the card heads stayed at the base rate (docs/papers.md, "Does the
+  opponent model learn?").
 - :class:`DouZeroPlusOpponentModel`, Zhao et al. 2022 (DouZero+), Sec. IV-A, Fig. 3 (results: Fig. 5-6), details
   from the authors' public code: the next player's number of cards of each of 15 ranks (13 heads 512 -> 256 -> 5
   and 2 joker heads 512 -> 5) over its own LSTM (162 -> 128) of DouZero's history and the state (319 / 430) through
@@ -24,14 +28,14 @@ DouZero+ code does so; Luo & Tan are silent, and detaching keeps the two losses 
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import torch
 from torch import nn
 
 __all__ = ["LuoTanOpponentModel", "DouZeroPlusOpponentModel", "build_opponent_model", "luo_tan_loss",
-           "douzero_plus_loss", "opponent_model_loss", "OM_CARDS", "OM_K", "OM_NEXT_COUNTS", "OM_CARD_LOGITS",
-           "OM_K_LOGITS", "OM_COUNT_LOGITS", "OPPONENT_MODELS", "ILLEGAL_LOGIT"]
+           "douzero_plus_loss", "opponent_model_loss", "heldout_report", "random_play_positions", "OM_CARDS", "OM_K",
+           "OM_NEXT_COUNTS", "OM_CARD_LOGITS", "OM_K_LOGITS", "OM_COUNT_LOGITS", "OPPONENT_MODELS", "ILLEGAL_LOGIT"]
 
 # batch columns (labels shipped by the env runner) and forward outputs
 OM_CARDS = "om_cards"  # (B, slots, card_dim) uint8: the other players' hidden-card bits
@@ -73,6 +77,10 @@ class LuoTanOpponentModel(nn.Module):
         valid = torch.zeros(slots)
         valid[1:players] = 1.0  # the other players' slots; slot 0 is the player itself
         self.register_buffer("valid_slots", valid, persistent=False)
+        for layer in (*self.trunk, self.card_head, self.k_head):
+            if isinstance(layer, nn.Linear):
+                nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+                nn.init.zeros_(layer.bias)
 
     @property
     def hidden_dim(self) -> int:
@@ -150,9 +158,11 @@ def build_opponent_model(config: Mapping[str, Any], state_dim: int, history_shap
 # ---- losses and metrics ------------------------------------------------------------------------------------------
 def luo_tan_loss(out: Mapping[str, torch.Tensor], cards: torch.Tensor, k: torch.Tensor, card_weight: float = 1.0,
                  k_weight: float = 1.0) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """``card_weight x`` mean per-bit binary cross-entropy of the hidden cards ``+ k_weight x`` cross-entropy of K,
-    over the slots with a label (``k >= 0``); and the accuracy metrics (per-bit log-loss and accuracy; K exact and
-    within one)."""
+    """The mean over Luo & Tan's heads of their losses, over the slots with a label (``k >= 0``): per slot,
+    ``(card_weight x sum over the C card bits of their binary cross-entropy + k_weight x cross-entropy of K) / (C + 1)``
+    (Table 2 has one head per card and one for K; each head's loss counts once). With a mean over the bits instead,
+    the K head would outweigh each card head C-fold and the shared trunk would serve K alone. Also the accuracy
+    metrics (per-bit log-loss and accuracy; K exact and within one)."""
     logits, k_logits = out[OM_CARD_LOGITS], out[OM_K_LOGITS]
     valid = k >= 0
     if not valid.any():
@@ -169,7 +179,8 @@ def luo_tan_loss(out: Mapping[str, torch.Tensor], cards: torch.Tensor, k: torch.
                    "om_k_loss": k_loss.detach(),
                    "om_k_accuracy": (k_pred == k_true).float().mean(),
                    "om_k_within_1": ((k_pred - k_true).abs() <= 1).float().mean()}
-    return card_weight * card_loss + k_weight * k_loss, metrics
+    heads = logits.shape[-1] + 1
+    return (card_weight * card_loss * (heads - 1) + k_weight * k_loss) / heads, metrics
 
 
 def douzero_plus_loss(out: Mapping[str, torch.Tensor], counts: torch.Tensor) -> tuple[torch.Tensor, dict]:
@@ -191,11 +202,25 @@ def opponent_model_loss(kind: str, out: Mapping[str, torch.Tensor], batch: Mappi
 
 
 # ---- held-out evaluation -------------------------------------------------------------------------------------------
+def random_play_positions(engine, deals: int, seed: int) -> Iterator[int]:
+    """Plays ``deals`` deals of uniformly random legal moves on ``engine`` (deal ``d`` from seed ``seed + d``) and
+    yields, at each position, the seat about to move; the engine holds that position until the next item."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    for d in range(deals):
+        engine.reset(seed + d)
+        while not engine.is_over:
+            yield engine.current_player
+            engine.step(int(rng.choice(engine.legal_moves())))
+
+
 def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50, seed: int = 12345,
                    options: Mapping | None = None, features: str | None = None) -> dict[str, float]:
     """An opponent model's predictions on held-out deals (random play from their own seeds), against the baselines
     it must beat: for ``luo_tan`` the hidden-card log-loss and accuracy against :func:`cardrl.features.labels.
-    hidden_card_prior` (which knows only the unseen cards and how many each player holds), and the K accuracy
+    hidden_card_prior` (which knows the unseen cards and how many each player holds) and the log-loss of the weaker
+    :func:`~cardrl.features.labels.hand_size_prior` (which knows only how many), and the K accuracy
     against the majority class of the held-out labels; for ``douzero_plus`` the per-rank count accuracy and log-loss
     against the same prior's count distribution. ``modules`` maps the game's agents to Q-modules with the opponent
     model (DouDiZhu with DouZero's features: one per role)."""
@@ -211,28 +236,24 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
     luo_tan = isinstance(next(iter(modules.values())).opponent_model, LuoTanOpponentModel)
     search = spec.make_search(engine) if luo_tan else None
     k_classes = next(iter(modules.values())).opponent_model.k_classes if luo_tan else 0
-    rng = np.random.default_rng(seed)
     inputs: dict[str, list] = {}  # agent -> [(state, history)]
     targets: dict[str, list] = {}  # agent -> labels and the prior of each position
-    for d in range(deals):
-        engine.reset(seed + d)
-        while not engine.is_over:
-            seat = engine.current_player
-            agent = spec.agents[seat]
-            state, history = encoder.split(encoder.encode(engine, seat), agent)
-            inputs.setdefault(agent, []).append((state, history))
-            if luo_tan:
-                bits, mask = labels.hidden_card_labels(engine, seat)
-                k = labels.min_combination_labels(engine, seat, search, k_classes)
-                targets.setdefault(agent, []).append((bits, mask, k, labels.hidden_card_prior(engine, seat)))
-            else:
-                held = engine.cards_held()
-                unseen = held.sum(axis=0) - held[seat]
-                per_rank = np.concatenate([unseen[:52].reshape(13, 4).sum(axis=1), unseen[52:]])
-                prior = hypergeom.pmf(np.arange(5)[None, :], unseen.sum(), per_rank[:, None],
-                                      held[(seat + 1) % len(held)].sum())  # the next hand: a draw of the unseen
-                targets.setdefault(agent, []).append((labels.next_player_rank_counts(engine, seat), prior))
-            engine.step(int(rng.choice(engine.legal_moves())))
+    for seat in random_play_positions(engine, deals, seed):
+        agent = spec.agents[seat]
+        state, history = encoder.split(encoder.encode(engine, seat), agent)
+        inputs.setdefault(agent, []).append((state, history))
+        if luo_tan:
+            bits, mask = labels.hidden_card_labels(engine, seat)
+            k = labels.min_combination_labels(engine, seat, search, k_classes)
+            targets.setdefault(agent, []).append((bits, mask, k, labels.hidden_card_prior(engine, seat),
+                                                   labels.hand_size_prior(engine, seat)))
+        else:
+            held = engine.cards_held()
+            unseen = held.sum(axis=0) - held[seat]
+            per_rank = np.concatenate([unseen[:52].reshape(13, 4).sum(axis=1), unseen[52:]])
+            prior = hypergeom.pmf(np.arange(5)[None, :], unseen.sum(), per_rank[:, None],
+                                  held[(seat + 1) % len(held)].sum())  # the next hand: a draw of the unseen
+            targets.setdefault(agent, []).append((labels.next_player_rank_counts(engine, seat), prior))
     outputs: list[dict[str, torch.Tensor]] = []
     rows: list[tuple] = []
     with torch.no_grad():
@@ -249,6 +270,7 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
         mask = np.stack([r[1] for r in rows])
         k = np.stack([r[2] for r in rows]).astype(np.int64)
         prior = np.clip(np.stack([r[3] for r in rows]), eps, 1 - eps)
+        sizes = np.clip(np.stack([r[4] for r in rows]), eps, 1 - eps)
         p = torch.sigmoid(out[OM_CARD_LOGITS]).numpy().astype(np.float64).clip(eps, 1 - eps)
 
         def logloss(q):
@@ -257,6 +279,7 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
         k_true, k_pred = k[mask], out[OM_K_LOGITS].argmax(-1).numpy()[mask]
         majority = np.bincount(k_true).argmax()
         return {"positions": len(rows), "card_logloss": logloss(p), "prior_card_logloss": logloss(prior),
+                "hand_size_card_logloss": logloss(sizes),
                 "card_accuracy": float(((p > 0.5) == (bits > 0.5))[mask].mean()),
                 "prior_card_accuracy": float(((prior > 0.5) == (bits > 0.5))[mask].mean()),
                 "k_accuracy": float((k_pred == k_true).mean()), "k_within_1": float((abs(k_pred - k_true) <= 1).mean()),

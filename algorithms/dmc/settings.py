@@ -83,9 +83,9 @@ class DMCSettings:
                                               "player's cards per rank; DouZero's features)",
                                         choices=OPPONENT_MODELS)
     om_loss_weight: float = option(1.0, "weight of the opponent model's loss beside the Q loss", type=float)
-    om_card_weight: float = option(1.0, "luo_tan: weight of the hidden-card binary cross-entropy in its loss",
-                                   type=float)
-    om_k_weight: float = option(1.0, "luo_tan: weight of the cross-entropy of K in its loss", type=float)
+    om_card_weight: float = option(1.0, "luo_tan: weight of each card head's binary cross-entropy in its loss (the "
+                                        "mean over its heads: one per card bit, one for K)", type=float)
+    om_k_weight: float = option(1.0, "luo_tan: weight of the K head's cross-entropy in its loss", type=float)
     hidden_sizes: tuple[int, ...] | None = option(None, "hidden layer sizes of the Q-network (default: the "
                                                         "model's paper sizes)", type=int, nargs="+")
     prune: str | None = option(None, "ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan "

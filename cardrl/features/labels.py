@@ -16,7 +16,8 @@ DouZero+ (Zhao et al. 2022, Sec. IV-A): the next player's number of cards of eac
 0-1), see :func:`next_player_rank_counts`.
 
 :func:`hidden_card_prior` is the baseline an opponent model must beat: the probability of each bit given only what
-the player sees (the unseen cards and how many each other player holds), by the hypergeometric law.
+the player sees (the unseen cards and how many each other player holds), by the hypergeometric law;
+:func:`hand_size_prior` the weaker one that knows only how many cards each other player holds.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import numpy as np
 from scipy.stats import hypergeom
 
 __all__ = ["OM_SLOTS", "card_bits", "card_label_dim", "k_classes", "hidden_card_labels", "min_combination_labels",
-           "next_player_rank_counts", "hidden_card_prior", "card_groups"]
+           "next_player_rank_counts", "hidden_card_prior", "hand_size_prior", "card_groups"]
 
 OM_SLOTS = 4  # Luo & Tan's unified layout: four players, seat-relative
 
@@ -100,20 +101,29 @@ def hidden_card_prior(game, seat: int, slots: int = OM_SLOTS) -> np.ndarray:
     unseen cards and each other player's number of cards (each other hand is a uniform draw from the unseen
     cards, so a group's count in it is hypergeometric). Zeros in slots without a label."""
     held = game.cards_held()
+    return _draw_prior(game, seat, held.sum(axis=0) - held[seat], slots)
+
+
+def hand_size_prior(game, seat: int, slots: int = OM_SLOTS) -> np.ndarray:
+    """Like :func:`hidden_card_prior` but knowing only how many cards each other player holds, not which cards are
+    seen: each other hand is a uniform draw from the whole deck. The weaker baseline of the two."""
+    return _draw_prior(game, seat, np.asarray(game.deck), slots)
+
+
+def _draw_prior(game, seat: int, pool_cards: np.ndarray, slots: int) -> np.ndarray:
+    """Bit probabilities of each other hand as a uniform draw of its size from ``pool_cards`` (54 counts)."""
+    held = game.cards_held()
     group, threshold = card_groups(game)
-    n_groups = int(group.max()) + 1
-    unseen_cards = held.sum(axis=0) - held[seat]
-    unseen = np.zeros(n_groups, dtype=np.int64)
+    pool = np.zeros(int(group.max()) + 1, dtype=np.int64)
     if not game.suits_matter:
-        unseen[:13] = unseen_cards[:52].reshape(13, 4).sum(axis=1)
-        unseen[13:] = unseen_cards[52:]
+        pool[:13] = pool_cards[:52].reshape(13, 4).sum(axis=1)
+        pool[13:] = pool_cards[52:]
     else:
-        unseen[:] = unseen_cards
-    total = int(unseen.sum())
+        pool[:] = pool_cards
+    total = int(pool.sum())
     out = np.zeros((slots, len(group)))
     for j, other in enumerate(_slots(game, seat, slots)):
         if other is None or total == 0:
             continue
-        n = int(held[other].sum())
-        out[j] = hypergeom.sf(threshold - 1, total, unseen[group], n)
+        out[j] = hypergeom.sf(threshold - 1, total, pool[group], int(held[other].sum()))
     return out
