@@ -34,9 +34,9 @@ def _algo_settings(algo: str) -> type:
 def _add_algorithm_flags(train: argparse.ArgumentParser) -> None:
     """The flags of the algorithms other than DMC; a flag DMC already has (--lr, ...) is shared, its help names each
     algorithm's default, and each algorithm takes its own default unless the flag is given."""
-    from dataclasses import MISSING, fields
+    from dataclasses import fields
 
-    from cardrl.algorithms.dmc.settings import add_arguments
+    from cardrl.algorithms.dmc.settings import add_arguments, field_default
 
     dmc = {f.name for f in fields(_algo_settings("dmc"))}
     for algo in ("topk-ppo", "ppo"):
@@ -47,7 +47,7 @@ def _add_algorithm_flags(train: argparse.ArgumentParser) -> None:
                 action = have[f.name]
                 if f.name in dmc and not action.help.startswith("dmc: "):
                     action.help = "dmc: " + action.help
-                default = f.default if f.default_factory is MISSING else f.default_factory()
+                default = field_default(f)
                 action.help += f"; {algo}: {f.metadata['help']} (default: {default})"
         add_arguments(train, settings, skip=tuple(have))
         for action in train._actions:

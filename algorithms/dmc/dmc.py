@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import MISSING, fields
+from dataclasses import fields
 
 import numpy as np
 import ray
@@ -44,7 +44,7 @@ from ray.rllib.utils.metrics import (
 
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.coach import COACH
-from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, Q_MODELS, DMCSettings
+from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, Q_MODELS, DMCSettings, field_default
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
@@ -92,7 +92,7 @@ class DMCConfig(AlgorithmConfig):
 
         self.env_runner_cls = DMCEnvRunner
         for f in fields(DMCSettings):
-            setattr(self, f.name, f.default if f.default is not MISSING else f.default_factory())
+            setattr(self, f.name, field_default(f))
         self.grad_clip_by = "global_norm"
         self._q_model_chosen = False
         self.game_name = None

@@ -14,8 +14,8 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
-__all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "parse_duration", "parse_slack",
-           "Q_MODELS", "OPPONENT_MODELS"]
+__all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
+           "parse_slack", "Q_MODELS", "OPPONENT_MODELS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
 OPPONENT_MODELS = ("luo_tan", "douzero_plus")
@@ -173,7 +173,8 @@ def _flag(f) -> str:
     return "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
 
 
-def _default(f) -> Any:
+def field_default(f) -> Any:
+    """The default of a settings dataclass field (its ``default``, else a fresh ``default_factory()``)."""
     if f.default is not MISSING:
         return f.default
     return f.default_factory()  # type: ignore[misc]
@@ -185,7 +186,7 @@ def add_arguments(parser: argparse.ArgumentParser, settings: type, *, skip: tupl
         meta = f.metadata
         if not meta.get("cli", True) or f.name in skip:
             continue
-        default = _default(f)
+        default = field_default(f)
         shown = "" if default is None else f" (default: {_shown(default)})"
         kwargs: dict[str, Any] = {"dest": f.name, "default": default, "help": meta["help"] + shown}
         if isinstance(default, bool):
@@ -214,7 +215,7 @@ def values_from_args(args: argparse.Namespace, settings: type, *, given_only: bo
     for f in fields(settings):
         if hasattr(args, f.name):
             value = getattr(args, f.name)
-            if given_only and value == _default(f):
+            if given_only and value == field_default(f):
                 continue
             out[f.name] = tuple(value) if f.name == "hidden_sizes" and value is not None else value
     return out

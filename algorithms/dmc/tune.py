@@ -49,7 +49,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, parse_duration
+from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, field_default, parse_duration
 
 __all__ = ["SweepSpace", "load_space", "check_space", "add_tune_arguments", "run_tune", "dmc_trial", "DOMAINS",
            "SCHEDULERS"]
@@ -113,12 +113,6 @@ def _options() -> dict[str, Any]:
     return out
 
 
-def _field_default(f) -> Any:
-    from dataclasses import MISSING
-
-    return f.default if f.default is not MISSING else f.default_factory()
-
-
 def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -127,7 +121,7 @@ def _coerce(f, value: Any, where: str) -> Any:
     """``value`` as DMC option ``f`` takes it (its CLI type and choices), or a SpaceError naming the expected form."""
     meta = f.metadata
     kind = meta.get("type")
-    default = _field_default(f)
+    default = field_default(f)
     if value is None:
         if default is None:
             return None
@@ -257,12 +251,7 @@ def load_space(path: str | Path) -> SweepSpace:
 
 def _trial_args(args: argparse.Namespace, values: dict[str, Any]) -> argparse.Namespace:
     """A ``cardrl train``-shaped namespace: every DMC and run option's default, the command line's, then ``values``."""
-    from dataclasses import MISSING
-
-    base = {}
-    for settings in (RunSettings, DMCSettings):
-        for f in fields(settings):
-            base[f.name] = f.default if f.default is not MISSING else f.default_factory()
+    base = {f.name: field_default(f) for settings in (RunSettings, DMCSettings) for f in fields(settings)}
     base.update(vars(args))
     base.update(values)
     base["algo"] = "dmc"

@@ -18,13 +18,14 @@ whole action space is impractical (Sec. IV-D, Table I); this is that experiment 
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from typing import Any, Mapping
 
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
 from cardrl.games.registry import get_game
@@ -55,7 +56,7 @@ def masked_ppo_config(game: str = "doudizhu", env_config: Mapping[str, Any] | No
     from cardrl.envs.rllib import register_cardrl_envs
 
     spec = get_game(game)
-    allowed = {f.name: (f.default if f.default is not MISSING else f.default_factory()) for f in fields(PPOSettings)}
+    allowed = {f.name: field_default(f) for f in fields(PPOSettings)}
     unknown = sorted(set(settings) - set(allowed))
     if unknown:
         raise ValueError(f"unknown PPO setting(s) {unknown}; allowed: {sorted(allowed)}")

@@ -32,7 +32,7 @@ import hashlib
 import math
 import time
 from collections import deque
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,7 @@ from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
 from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
+from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
 from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_LOGP, ACTIONS, ADVANTAGES, CANDIDATE_MASK, CANDIDATES, EXTRA_STATE, OBS, VALUE_TARGETS)
@@ -104,7 +105,7 @@ class TopKPPOConfig(PPOConfig):
 
         self.env_runner_cls = TopKPPOEnvRunner
         for f in fields(TopKPPOSettings):
-            setattr(self, f.name, f.default if f.default is not MISSING else f.default_factory())
+            setattr(self, f.name, field_default(f))
         self.grad_clip_by = "global_norm"
         self.use_kl_loss = False  # DanZero+ stops on the KL instead of penalising it
         self.kl_coeff = 0.0

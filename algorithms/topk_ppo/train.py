@@ -15,10 +15,11 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, Callable
 
+from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.dmc.train import env_config_from_args, stop_rule
 
 
@@ -30,7 +31,7 @@ def settings_from_args(args, settings: type, given: set[str]) -> dict[str, Any]:
         if f.name in given and hasattr(args, f.name):
             value = getattr(args, f.name)
         else:
-            value = f.default if f.default is not MISSING else f.default_factory()
+            value = field_default(f)
         out[f.name] = tuple(value) if isinstance(value, list) else value
     return out
 
