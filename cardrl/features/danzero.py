@@ -190,7 +190,7 @@ def _encode_game_kernel(out, seat, hands, played, last, mate, mate_finished, own
 @njit(cache=True)
 def _encode_kernel(out, seat, hand, unseen, played, cards_left, last, mate, mate_finished, own_level, other_level,
                    level, line, flags):
-    """The whole state of :func:`_encode` in one compiled pass (``out`` zeroed; ``last`` / ``mate``: the kinds of
+    """The whole 513-dim state (:class:`DanZeroFeatures`) in one compiled pass (``out`` zeroed; ``last`` / ``mate``: the kinds of
     the move to beat and of the partner's last action, empty for none or a pass)."""
     for k in range(54):
         out[k] = hand[k]
@@ -217,22 +217,15 @@ def _encode_kernel(out, seat, hand, unseen, played, cards_left, last, mate, mate
     return out
 
 
-def _encode(out: np.ndarray, seat: int, hand, unseen, played, cards_left, last_move, history, finished,
-            team_levels, level: int, hands: np.ndarray | None = None) -> np.ndarray:
-    """The 513-dim state into ``out`` (zeroed): from ``hands`` (the four hands; ``hand``, ``unseen`` and
-    ``cards_left`` then unused) or from a view's ``hand``, ``unseen`` and ``cards_left``."""
+def _move_and_level_args(seat: int, last_move, history, finished, team_levels, level: int) -> tuple:
+    """The kernels' arguments after the cards: ``last, mate, mate_finished, own_level, other_level, level, line,
+    flags`` (the move to beat and the partner's last action as card kinds, empty for none or a pass)."""
     partner = (seat + 2) % 4
     mate_finished = partner in finished
     mate = _NO_CARDS if mate_finished else _cards_array(_partner_last(history, partner))
     team = seat % 2
-    last = _cards_array(last_move)
-    flags = np.zeros(12, dtype=np.int8)
-    if hands is not None:
-        return _encode_game_kernel(out, seat, hands, played, last, mate, mate_finished, int(team_levels[team]),
-                                   int(team_levels[1 - team]), int(level), _LINE, flags)
-    return _encode_kernel(out, seat, np.asarray(hand), np.asarray(unseen), np.asarray(played),
-                          np.asarray(cards_left, dtype=np.int64), last, mate, mate_finished, int(team_levels[team]),
-                          int(team_levels[1 - team]), int(level), _LINE, flags)
+    return (_cards_array(last_move), mate, mate_finished, int(team_levels[team]), int(team_levels[1 - team]),
+            int(level), _LINE, np.zeros(12, dtype=np.int8))
 
 
 class DanZeroFeatures(FeatureEncoder):
@@ -277,13 +270,16 @@ class DanZeroFeatures(FeatureEncoder):
             raise RuntimeError("the game has no deal yet: call reset(seed) first")
         if isinstance(seat, bool) or seat not in range(4):
             raise ValueError(f"seat must be 0..3, got {seat!r}")
-        return _encode(self._out(out), seat, None, None, game.played, None, game.last_move, game.history,
-                       game.finished, game.team_levels, game.level, hands=game.hands)
+        return _encode_game_kernel(self._out(out), seat, game.hands, game.played,
+                                   *_move_and_level_args(seat, game.last_move, game.history, game.finished,
+                                                         game.team_levels, game.level))
 
     def encode_view(self, view: GuanDanView, out: np.ndarray | None = None) -> np.ndarray:
         """Same as :meth:`encode`, from a player's :class:`GuanDanView`."""
-        return _encode(self._out(out), view.seat, view.hand, view.unseen, view.played, view.cards_left,
-                       view.last_move, view.history, view.finished, view.team_levels, view.level)
+        return _encode_kernel(self._out(out), view.seat, np.asarray(view.hand), np.asarray(view.unseen),
+                              np.asarray(view.played), np.asarray(view.cards_left, dtype=np.int64),
+                              *_move_and_level_args(view.seat, view.last_move, view.history, view.finished,
+                                                    view.team_levels, view.level))
 
     def move_vectors(self, moves: Sequence[Move]) -> np.ndarray:
         """``(n, 54)`` float32 card counts of ``moves`` (a list of :class:`Move`; pass: zeros)."""
