@@ -361,9 +361,12 @@ class DMCConfig(AlgorithmConfig):
         if self.actor_precision not in ("float32", "bfloat16"):
             errors.append(f"actor_precision={self.actor_precision!r} is unknown; allowed: 'float32', 'bfloat16'")
         if self.gpu_inference:  # the env runners' Q-modules on a GPU (DMCEnvRunner)
-            from cardrl.algorithms.dmc.dmc_env_runner import gpu_inference_problems
+            from cardrl.algorithms.dmc.dmc_env_runner import gpu_inference_problems, gpu_share_per_runner
 
-            errors += gpu_inference_problems(self)
+            problems = gpu_inference_problems(self)
+            errors += problems
+            if not problems and not self.num_gpus_per_env_runner and not self._is_frozen:
+                self.num_gpus_per_env_runner = gpu_share_per_runner(self)  # Ray must reserve each runner's share
         if self.num_envs_per_env_runner < 1:
             errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
         if self.num_gpus_per_learner > 0:
@@ -408,6 +411,12 @@ def read_checkpoint_state(path) -> dict:
         except Exception as err:  # a truncated or foreign file
             raise ValueError(f"checkpoint {path} is corrupt: {state_file} could not be read ({err})") from None
     return state if isinstance(state, dict) else {}
+
+
+def _local_path(path, kwargs: dict) -> bool:
+    """Whether a checkpoint save or restore is on the local disk (no ``filesystem`` argument, no URI): where cardrl
+    writes and checks its completion marker."""
+    return kwargs.get("filesystem") is None and "://" not in str(path)
 
 
 class DMC(Algorithm):
@@ -607,11 +616,11 @@ class DMC(Algorithm):
 
         from cardrl.algorithms.dmc.checkpoints import MANIFEST, write_manifest
 
-        local = kwargs.get("filesystem") is None and path is not None and "://" not in str(path)
-        if local and (Path(path) / MANIFEST).is_file():
+        local = _local_path(path, kwargs)  # path None: RLlib writes to a local temporary directory
+        if local and path is not None and (Path(path) / MANIFEST).is_file():
             (Path(path) / MANIFEST).unlink()
         out = super().save_to_path(path, *args, **kwargs)
-        if local or (path is None and kwargs.get("filesystem") is None):
+        if local:
             write_manifest(out, {**self._counters_state(), "training_iteration": self.iteration})
         return out
 
@@ -638,7 +647,7 @@ class DMC(Algorithm):
     def restore_from_path(self, path, *args, **kwargs):
         """Restore a checkpoint, after checking it is a DMC checkpoint of the same game and network."""
         if kwargs.get("component") is None:
-            if kwargs.get("filesystem") is None and "://" not in str(path):
+            if _local_path(path, kwargs):
                 from cardrl.algorithms.dmc.checkpoints import verify_checkpoint
 
                 verify_checkpoint(path)  # a checkpoint whose write was cut short is refused, naming what is missing

@@ -84,20 +84,23 @@ def gpus_available() -> float:
     return float(torch.cuda.device_count())
 
 
+def gpu_share_per_runner(config) -> float:
+    """The GPUs each env runner gets with ``gpu_inference``: ``num_gpus_per_env_runner``, or when it is left at 0
+    1 / (number of runners), so that every runner gets a share of one GPU (set it to give them more)."""
+    return float(config.num_gpus_per_env_runner or 0) or 1.0 / max(1, int(config.num_env_runners))
+
+
 def gpu_inference_problems(config) -> list[str]:
-    """Why ``gpu_inference=True`` can not run with ``config`` (empty: it can). Without a GPU it is refused; with one,
-    a ``num_gpus_per_env_runner`` left at 0 becomes 1 / (number of runners), so that every runner gets a share of
-    one GPU (set it to give them more)."""
+    """Why ``gpu_inference=True`` can not run with ``config`` (empty: it can): there is no GPU, or the runners'
+    shares (:func:`gpu_share_per_runner`) need more GPUs than there are."""
     have = gpus_available()
     if have <= 0:
         return ["gpu_inference=True puts the env runners' Q-networks on a GPU, but there is none here (Ray cluster "
                 "or this machine: 0 GPUs); drop gpu_inference (the runners then score on their CPU)"]
-    if not config.num_gpus_per_env_runner and not config._is_frozen:
-        config.num_gpus_per_env_runner = 1.0 / max(1, int(config.num_env_runners))
-    need = max(1, int(config.num_env_runners)) * float(config.num_gpus_per_env_runner or 0)
-    if need > have:
-        return [f"gpu_inference=True with {max(1, int(config.num_env_runners))} env runner(s) x "
-                f"{config.num_gpus_per_env_runner} GPU needs {need:g} GPU(s), but there are {have:g}"]
+    runners, share = max(1, int(config.num_env_runners)), gpu_share_per_runner(config)
+    if runners * share > have:
+        return [f"gpu_inference=True with {runners} env runner(s) x {share:g} GPU needs {runners * share:g} GPU(s), "
+                f"but there are {have:g}"]
     return []
 
 

@@ -378,10 +378,18 @@ def run_training(args) -> int:
     return 0
 
 
+DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
+
+
+def stop_time_of(args) -> float | None:
+    """The seconds after which a run stops: ``--stop-time``, else 10 minutes unless ``--stop-frames`` is given."""
+    return args.stop_time if args.stop_time is not None else (None if args.stop_frames else DEFAULT_STOP_TIME_S)
+
+
 def stop_rule(args):
     """``done(elapsed_s, frames) -> bool`` of a run's ``--stop-time`` / ``--stop-frames`` (either ends it; 10 minutes
     when neither is given)."""
-    stop_time = args.stop_time if args.stop_time is not None else (None if args.stop_frames else 600.0)
+    stop_time = stop_time_of(args)
     return lambda elapsed, frames: ((stop_time is not None and elapsed >= stop_time)
                                     or (args.stop_frames is not None and frames >= args.stop_frames))
 

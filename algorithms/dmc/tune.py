@@ -424,22 +424,20 @@ def _command_line(args: argparse.Namespace) -> str:
 def run_tune(args: argparse.Namespace) -> int:
     """``cardrl tune``: check the space, run the sweep on the local Ray or the cluster of ``RAY_ADDRESS``, write the
     table, the plot and the best checkpoint's path (module docstring). 0 when every trial ran, 1 otherwise."""
-    from cardrl.algorithms.dmc.train import _baseline_factory, _score_name
+    from cardrl.algorithms.dmc.train import _baseline_factory, _score_name, stop_time_of
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
     space = load_space(args.space)
     if args.num_samples is not None and args.num_samples < 1:
         raise ValueError(f"--num-samples must be >= 1, got {args.num_samples}")
-    for name in ("grace_evals", "reduction_factor"):
-        if getattr(args, name) < 1 or (name == "reduction_factor" and args.reduction_factor < 2):
-            raise ValueError(f"--{name.replace('_', '-')} must be >= {2 if name == 'reduction_factor' else 1}")
+    for name, low in (("grace_evals", 1), ("reduction_factor", 2)):
+        if getattr(args, name) < low:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= {low}")
     if args.max_concurrent < 0:
         raise ValueError(f"--max-concurrent must be >= 0, got {args.max_concurrent}")
     if args.num_env_runners < 0:
         raise ValueError(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
-    if args.stop_time is None and args.stop_frames is None:
-        args.stop_time = 600.0
     _baseline_factory(args.metric_against, spec.name, spec.full_options({}), args.seed)  # a bad spec fails now
     checked = check_space(space, args)
     out = Path(args.out or f"runs/tune_{spec.name}").resolve()
@@ -464,8 +462,9 @@ def run_tune(args: argparse.Namespace) -> int:
     trials = samples * math.prod(len(v) for d, v in space.sweep.values() if d == "grid")
     score_name = _score_name(spec)
     names = list(space.sweep)
-    if args.eval_every and args.stop_time:
-        max_t = max(1, math.ceil(args.stop_time / args.eval_every))
+    stop_time = stop_time_of(args)
+    if args.eval_every and stop_time:
+        max_t = max(1, math.ceil(stop_time / args.eval_every))
     else:
         max_t = 100 if args.eval_every else 1
     scheduler = (ASHAScheduler(time_attr="training_iteration", max_t=max_t, grace_period=min(args.grace_evals, max_t),
