@@ -187,60 +187,11 @@ def _score_name(spec) -> str:
     return "points/deal" if spec.protocol.unit == "match" else "ADP"
 
 
-def _jsonable(value) -> bool:
-    try:
-        json.dumps(value)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _command_line(args) -> str:
-    """The ``cardrl train`` command of ``args``: the game, the algorithm and every option that differs from its
-    default (durations written with their unit, as ``--stop-time`` takes them)."""
-    import shlex
-    from dataclasses import fields
-
-    from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, parse_duration, values_from_args
-
-    words = ["cardrl", "train", args.game, "--algo", args.algo]
-    for settings in (RunSettings, DMCSettings):
-        given = values_from_args(args, settings, given_only=True)
-        for f in fields(settings):
-            if f.name not in given or not f.metadata.get("cli", True):
-                continue
-            value = given[f.name]
-            flag = "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
-            if isinstance(value, bool):
-                words += [flag] if value else []
-            elif isinstance(value, (list, tuple)):
-                words += [flag, *map(str, value)]
-            elif value is not None:
-                words += [flag, f"{value:g}s" if f.metadata.get("type") is parse_duration else str(value)]
-    return shlex.join(words)
-
-
-def _write_config(out: Path, args, config) -> Path:
-    """``<out>/config.json``: the command line, its options and the DMC config (its JSON-representable entries), so
-    a run directory says how it was made (``cardrl report`` shows it)."""
-    from dataclasses import fields
-
-    from cardrl.algorithms.dmc.settings import DMCSettings
-
-    record = {"game": config.game_spec.name, "title": config.game_spec.title, "algo": args.algo,
-              "command": _command_line(args),
-              "args": {k: v for k, v in vars(args).items() if k != "command" and _jsonable(v)},
-              "dmc": {f.name: getattr(config, f.name) for f in fields(DMCSettings)
-                      if _jsonable(getattr(config, f.name, None))},
-              "env_config": dict(config.env_config or {}),
-              "rllib": {k: v for k, v in config.to_dict().items() if _jsonable(v)}}
-    path = out / "config.json"
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return path
-
-
 def run_training(args) -> int:
     import ray
+
+    from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
+    from cardrl.algorithms.run_files import log_scalars, tensorboard, write_config
 
     resume = bool(getattr(args, "resume", False))
     if resume and args.restore:
@@ -278,14 +229,14 @@ def run_training(args) -> int:
               + (f"; {moved} progress record(s) written after it moved to progress.discarded.jsonl" if moved else "")
               + "; its sample buffers are not saved: sampling starts afresh with reseeded env runners", flush=True)
     baselines = evaluation_baselines(config, args.eval_against, args)
-    _write_config(out, args, config)
+    write_config(out, args, config, DMCSettings, values_from_args(args, DMCSettings), agent_kind="checkpoint")
     by_match = config.game_spec.protocol.unit == "match"
     score_name = _score_name(config.game_spec)
     reached: dict[str, dict] = dict(resumed.get("reached") or {})  # baseline -> when its ADP interval first lay > 0
     last_eval = last_ckpt = time.time()
     start = last_eval - float(resumed.get("time_s") or 0.0)  # a resumed run's clock goes on
     progress = (out / "progress.jsonl").open("a")
-    writer = _tensorboard(out)
+    writer = tensorboard(out)
     device = _learner_device(algo)
     algo_name = "ODMC (MCS pruning)" if getattr(args, "prune", None) else "DMC"
     print(f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
@@ -337,7 +288,7 @@ def run_training(args) -> int:
                 record["reached_adp_above_0"] = dict(reached)
                 last_eval = time.time()
             print(line, flush=True)
-            _log_scalars(writer, record, frames)
+            log_scalars(writer, record, frames, args.algo)
             progress.write(json.dumps(record) + "\n")
             progress.flush()
             done = done_at(now - start, frames)
@@ -368,7 +319,7 @@ def run_training(args) -> int:
                       f"x 2 (teams swapped): "
                       f"{m['win_rate']:.3f} [{m['win_rate_low']:.3f}, {m['win_rate_high']:.3f}]; points per deal "
                       f"{m['points_per_deal']:+.3f}, {m['deals_per_match']:.1f} deals per match", flush=True)
-        _log_scalars(writer, final, frames)
+        log_scalars(writer, final, frames, args.algo)
         progress.write(json.dumps(final) + "\n")
     finally:
         progress.close()
@@ -436,38 +387,6 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
     matches = max(1, args.eval_deals // 10)
     return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()
             for name, make in baselines.items()}
-
-
-def _tensorboard(out: Path):
-    """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
-    try:
-        from tensorboardX import SummaryWriter
-    except ImportError:
-        return None
-    return SummaryWriter(str(out / "tb"))
-
-
-def _log_scalars(writer, record: dict, step: int) -> None:
-    if writer is None:
-        return
-    writer.add_scalar("dmc/frames_per_s", record["frames_per_s"], step)
-    writer.add_scalar("dmc/episodes", record["episodes"], step)
-    if record.get("weight_lag") is not None:
-        writer.add_scalar("dmc/weight_lag", record["weight_lag"], step)
-    for key in (*DATA_METRICS, *SCHEDULE_METRICS, *FAULT_METRICS, "pruning_ratio", "driver_rss_mb"):
-        if record.get(key) is not None:
-            writer.add_scalar(f"dmc/{key}", record[key], step)
-    for mid, loss in record["losses"].items():
-        writer.add_scalar(f"loss/{mid}", loss, step)
-    for key, value in record.get("coach", {}).items():
-        writer.add_scalar(f"coach/{key}", value, step)
-    for mid, metrics in record.get("opponent_model", {}).items():
-        for key, value in metrics.items():
-            writer.add_scalar(f"opponent_model/{mid}/{key}", value, step)
-    for spec, ev in record.get("eval", {}).items():
-        for key, value in ev.items():
-            writer.add_scalar(f"eval_vs_{spec}/{key}", value, step)
-    writer.flush()
 
 
 def _learner_device(algo) -> str:

@@ -1,7 +1,8 @@
 """``cardrl train GAME --algo ppo``: RLlib's own PPO with the action-masking module on ``cardrl/<game>_v0``.
 
 The same run loop as top-k PPO (:func:`cardrl.algorithms.topk_ppo.train.train_loop`: progress lines,
-``progress.jsonl``, periodic evaluation against baselines, checkpoints); the options are
+``progress.jsonl``, TensorBoard scalars, periodic evaluation against baselines, checkpoints) and the same
+``config.json`` (:mod:`cardrl.algorithms.run_files`); the options are
 :class:`~cardrl.algorithms.masked_ppo.settings.PPOSettings` (RLlib's PPO defaults). Flags shared with other algorithms
 (``--lr``, ``--hidden-sizes``, ...) take PPO's defaults unless given.
 """
@@ -29,8 +30,8 @@ def build_config(args, given: set[str]):
 def _record(result: dict) -> tuple[dict, str]:
     learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
     runners = result.get("env_runners", {})
-    frames = int(runners.get("num_env_steps_sampled_lifetime", 0) or 0)
-    record = {"frames": frames, "episodes": int(runners.get("num_episodes_lifetime", 0) or 0),
+    frames = int(runners.get("num_env_steps_sampled_lifetime", 0) or 0)  # all trained on, within the iteration
+    record = {"frames_trained": frames, "episodes": int(runners.get("num_episodes_lifetime", 0) or 0),
               "policy_loss": {m: float(s["policy_loss"]) for m, s in learners.items()},
               "vf_loss": {m: float(s.get("vf_loss", 0)) for m, s in learners.items()},
               "entropy": {m: float(s.get("entropy", 0)) for m, s in learners.items()}}
@@ -43,11 +44,14 @@ def run_training(args, given: set[str]) -> int:
     """``cardrl train GAME --algo ppo``."""
     from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
+    from cardrl.algorithms.masked_ppo.settings import PPOSettings
+    from cardrl.algorithms.run_files import write_config
 
     _init_ray(args)
     config = build_config(args, given)
     out = Path(args.out or f"runs/ppo_{args.game}").resolve()
     out.mkdir(parents=True, exist_ok=True)
+    write_config(out, args, config, PPOSettings, settings_from_args(args, PPOSettings, given), agent_kind="ppo")
     algo = config.build_algo()
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))

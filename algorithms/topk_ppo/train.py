@@ -3,8 +3,10 @@
 The run loop (:func:`train_loop`, shared with ``--algo ppo``) prints one progress line per iteration, evaluates the
 current policy against each ``--eval-against`` baseline every ``--eval-every`` (duplicate deals, sides swapped; GuanDan:
 single deals, DanZero's points; whole-match win rates are ``cardrl eval``'s), writes RLlib checkpoints every
-``--checkpoint-every`` and at the end (``<out>/checkpoint``), and ``<out>/progress.jsonl``. Throughput is reported as
-sampled frames per second and the share of the runners' time spent scoring candidates with the frozen DMC network.
+``--checkpoint-every`` and at the end (``<out>/checkpoint``), ``<out>/progress.jsonl`` (one record per iteration and
+one for the final evaluation) and TensorBoard scalars in ``<out>/tb``; ``run_training`` writes ``<out>/config.json``
+(:mod:`cardrl.algorithms.run_files`). Throughput is reported as sampled frames per second and the share of the
+runners' time spent scoring candidates with the frozen DMC network.
 
 Flags shared with DMC (``--lr``, ``--grad-clip``, ``--hidden-sizes``, ``--num-envs-per-env-runner``) take top-k PPO's
 own defaults unless given (:class:`~cardrl.algorithms.topk_ppo.settings.TopKPPOSettings`).
@@ -78,23 +80,30 @@ def evaluate(agent, args, baselines: list[str]) -> dict[str, dict]:
 
 def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tuple[dict, str]],
                make_agent: Callable[[], Any]) -> int:
-    """Train ``algo`` until ``--stop-time`` / ``--stop-frames``; one progress line and record per iteration
-    (``record_of(result) -> (record, line)``, the record holding ``frames``), evaluation of ``make_agent()`` and
-    checkpoints on their schedules."""
+    """Train ``algo`` until ``--stop-time`` / ``--stop-frames``; one progress line, record and set of TensorBoard
+    scalars per iteration (``record_of(result) -> (record, line)``, the record holding ``frames_trained``),
+    evaluation of ``make_agent()`` and checkpoints on their schedules, and a final record with the final
+    evaluation."""
+    from cardrl.algorithms.run_files import log_scalars, tensorboard
     from cardrl.eval.agents import build_agent
 
     for spec in args.eval_against:  # a bad baseline fails before training
         build_agent(spec, args.game)
     done_at = stop_rule(args)
     start = last_eval = last_ckpt = time.time()
+    last_frames, last_time = 0, start
     print(title, flush=True)
+    writer = tensorboard(out)
     with (out / "progress.jsonl").open("a") as progress:
         try:
             while True:
                 result = algo.train()
                 now = time.time()
                 record, line = record_of(result)
+                frames = record["frames_trained"]
                 record = {"time_s": round(now - start, 1), "iteration": result.get("training_iteration"), **record}
+                record.setdefault("frames_per_s", round((frames - last_frames) / max(now - last_time, 1e-9), 1))
+                last_frames, last_time = frames, now
                 line = f"[{now - start:7.1f}s] iter {record['iteration']:4d} | {line}"
                 if args.eval_every and now - last_eval >= args.eval_every:
                     record["eval"] = evaluate(make_agent(), args, args.eval_against)
@@ -102,19 +111,28 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
                         line += f" | ADP vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
                     last_eval = time.time()
                 print(line, flush=True)
+                log_scalars(writer, record, frames, args.algo)
                 progress.write(json.dumps(record, default=float) + "\n")
                 progress.flush()
-                done = done_at(now - start, record["frames"])
+                done = done_at(now - start, frames)
                 if done or now - last_ckpt >= args.checkpoint_every:
                     path = algo.save_to_path(str(out / "checkpoint"))
                     last_ckpt = time.time()
                     print(f"checkpoint written: {path}", flush=True)
                 if done:
                     break
-            for spec, ev in evaluate(make_agent(), args, args.eval_against).items():
+            # recorded as DMC records it (the last record's fields, its time, the evaluation): a short run's curves
+            # have a point
+            final = {**record, "time_s": round(time.time() - start, 1),
+                     "eval": evaluate(make_agent(), args, args.eval_against), "final": True}
+            for spec, ev in final["eval"].items():
                 print(f"final ADP vs {spec} over {args.eval_deals} deals: {ev['adp']:+.3f} "
                       f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)
+            log_scalars(writer, final, frames, args.algo)
+            progress.write(json.dumps(final, default=float) + "\n")
         finally:
+            if writer is not None:
+                writer.close()
             algo.stop()
     return 0
 
@@ -122,13 +140,15 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
 def _record(result: dict) -> tuple[dict, str]:
     learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
     losses = {m: float(s["policy_loss"]) for m, s in learners.items()}
-    record = {"frames": int(result.get("frames_sampled", 0)), "frames_per_s": float(result.get("frames_per_s", 0)),
+    # PPO trains on every frame it samples, within the iteration
+    record = {"frames_trained": int(result.get("frames_sampled", 0)),
+              "frames_per_s": float(result.get("frames_per_s", 0)),
               "candidate_scoring_share": float(result.get("candidate_scoring_share", 0)),
               "episodes": int(result.get("episodes", 0)),
               "policy_loss": losses, "entropy": {m: float(s.get("entropy", 0)) for m, s in learners.items()},
               "approx_kl": {m: float(s.get("approx_kl", 0)) for m, s in learners.items()},
               "epochs_taken": {m: float(v) for m, v in dict(result.get("epochs_taken", {})).items()}}
-    line = (f"frames {record['frames']:,} ({record['frames_per_s']:,.0f}/s, scoring "
+    line = (f"frames {record['frames_trained']:,} ({record['frames_per_s']:,.0f}/s, scoring "
             f"{100 * record['candidate_scoring_share']:.0f}%) | episodes {record['episodes']:,} | pi loss "
             + ", ".join(f"{m} {v:+.3f}" for m, v in sorted(losses.items())) + " | epochs "
             + ", ".join(f"{m} {v:.0f}" for m, v in sorted(record["epochs_taken"].items())))
@@ -137,11 +157,16 @@ def _record(result: dict) -> tuple[dict, str]:
 
 def run_training(args, given: set[str]) -> int:
     """``cardrl train GAME --algo topk-ppo``."""
+    from cardrl.algorithms.run_files import write_config
+    from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
+
     config = build_config(args, given)
     config.validate()  # a missing or foreign DMC checkpoint fails here, before Ray starts
     _init_ray(args)
     out = Path(args.out or f"runs/topk-ppo_{args.game}").resolve()
     out.mkdir(parents=True, exist_ok=True)
+    write_config(out, args, config, TopKPPOSettings, settings_from_args(args, TopKPPOSettings, given),
+                 agent_kind="topk-ppo")
     algo = config.build_algo()
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))

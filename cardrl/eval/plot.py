@@ -3,9 +3,9 @@
 Top: the evaluation against each baseline by frames trained, with its 95% interval (Luo & Tan 2024, Fig. 5-6
 style): ADP, or points per deal for a game whose episode is a match (the game's evaluation protocol,
 docs/architecture.md), the point where the interval first lay above 0 marked, and the final whole-match win rates
-when the run measured them. Middle: frames trained per second, and the Q-loss of each module. Bottom, when the run
-has them: the opponent model's losses per module, and the data path (the age of the frames each update trains on,
-the buffers' and the driver's memory).
+when the run measured them. Middle: frames trained per second, and each loss per module that the records hold (DMC's
+Q loss, PPO's policy and value losses). Bottom, when the run has them: the opponent model's losses per module, and
+the data path (the age of the frames each update trains on, the buffers' and the driver's memory).
 
 The same figure reads for one evaluation and for thousands of records: with few points every point is drawn with
 its interval as an error bar, with many the interval is a band and noisy series get a moving average; the x-axes
@@ -18,7 +18,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_progress", "read_config", "plot_run", "render_png", "format_count", "plays_matches", "main_plot"]
+__all__ = ["read_progress", "read_config", "plot_run", "render_png", "format_count", "plays_matches", "loss_fields",
+           "loss_name", "main_plot"]
 
 FEW = 30  # at most this many points: markers and error bars; more: lines and bands
 
@@ -164,11 +165,13 @@ def _eval_panel(ax, records: list[dict], config: dict, xmax: float) -> None:
 def _fps_panel(ax, records: list[dict]) -> None:
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    seconds = [r["time_s"] for r in records]
+    records = [r for r in records if r.get("frames_per_s") is not None]
+    seconds = [r["time_s"] for r in records] or [0.0]
     longest = max(seconds)
     scale, unit = (1.0, "seconds") if longest < 120 else (60.0, "minutes") if longest < 3 * 3600 else (3600.0, "hours")
     x = [s / scale for s in seconds]
-    _series(ax, x, [r["frames_per_s"] for r in records], label="frames/s", color="C0")
+    if records:
+        _series(ax, x, [r["frames_per_s"] for r in records], label="frames/s", color="C0")
     ax.set_xlim(0, max(x) * 1.04 if max(x) > 0 else 1)
     ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
     ax.yaxis.set_major_formatter(FuncFormatter(format_count))
@@ -178,17 +181,46 @@ def _fps_panel(ax, records: list[dict]) -> None:
     ax.grid(alpha=0.3)
 
 
+def loss_fields(records: list[dict]) -> list[str]:
+    """The per-module losses the records hold (``{module: loss}`` fields): ``losses`` (DMC's Q loss) and those named
+    ``*_loss`` (PPO's ``policy_loss``, ``vf_loss``), in the order first seen."""
+    keys = (k for r in records for k, v in r.items()
+            if (k == "losses" or k.endswith("_loss")) and isinstance(v, dict)
+            and v and all(isinstance(x, (int, float)) for x in v.values()))
+    return list(dict.fromkeys(keys))
+
+
+def loss_name(key: str) -> str:
+    """How a loss field is written for people: ``losses`` -> ``Q loss``, ``policy_loss`` -> ``policy loss``."""
+    return "Q loss" if key == "losses" else key.replace("_", " ")
+
+
 def _loss_panel(ax, records: list[dict], xmax: float) -> None:
-    modules = sorted({m for r in records for m in r.get("losses", {})})
+    """Each loss field of the records: a colour per module, a line style per loss."""
+    from matplotlib.lines import Line2D
+
+    keys = loss_fields(records)
+    modules = sorted({m for r in records for k in keys for m in r.get(k) or {}})
+    styles = dict(zip(keys, ["-", "--", "-.", ":"] * len(keys)))
     for i, module in enumerate(modules):
-        rows = [r for r in records if module in r.get("losses", {})]
-        _series(ax, [r["frames_trained"] for r in rows], [r["losses"][module] for r in rows], label=module,
-                color=f"C{i}")
+        for key in keys:
+            rows = [r for r in records if module in (r.get(key) or {})]
+            if rows:
+                _series(ax, [r["frames_trained"] for r in rows], [r[key][module] for r in rows],
+                        label=module if len(keys) == 1 else None, color=f"C{i % 10}", linestyle=styles[key])
     _frames_axis(ax, xmax)
-    ax.set_ylabel("Q loss (MSE)")
-    ax.set_title("Q-network loss per module")
-    if modules:
+    if keys == ["losses"]:
+        ax.set_ylabel("Q loss (MSE)")
+        ax.set_title("Q-network loss per module")
+    else:
+        ax.set_ylabel("loss")
+        ax.set_title("losses per module")
+    if len(keys) == 1 and modules:
         ax.legend(fontsize="small")
+    elif modules:
+        handles = [Line2D([], [], color=f"C{i % 10}", label=m) for i, m in enumerate(modules)]
+        handles += [Line2D([], [], color="0.3", linestyle=styles[k], label=loss_name(k)) for k in keys]
+        ax.legend(handles=handles, fontsize="x-small", ncol=2)
 
 
 def _opponent_model_panel(ax, records: list[dict], xmax: float) -> None:

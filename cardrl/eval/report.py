@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cardrl.eval.plot import format_count, plays_matches, read_config, read_progress, render_png
+from cardrl.eval.plot import (format_count, loss_fields, loss_name, plays_matches, read_config, read_progress,
+                              render_png)
 
 __all__ = ["build_report", "write_report", "main_report"]
 
@@ -81,7 +82,7 @@ def _latest_evaluation(records: list[dict], config: dict) -> str:
     deals = (config.get("args") or {}).get("eval_deals")
     what = "the final evaluation" if last.get("final") else f"iteration {last.get('iteration')}"
     text = (f"<p>At {_e(what)}: {format_count(last['frames_trained'])} frames trained, "
-            f"{last.get('time_s', 0) / 60:.1f} min; the current networks play greedily against each baseline on "
+            f"{last.get('time_s', 0) / 60:.1f} min; the agent being trained plays against each baseline on "
             f"{_e(deals) + ' ' if deals else ''}seeded deals, once per seat arrangement (side A is the trained "
             f"network; 95% Student-t interval over deals).</p>")
     table = _table(["baseline", f"{name} (side A)", "95% interval", "interval above 0"]
@@ -110,7 +111,7 @@ def _matches(records: list[dict]) -> str:
 def _reached(records: list[dict], config: dict) -> str:
     reached = next((r["reached_adp_above_0"] for r in reversed(records) if "reached_adp_above_0" in r), None)
     specs = sorted({s for r in records for s in (r.get("eval") or {})})
-    if not specs:
+    if not specs or reached is None:  # a run that does not track when its interval first lay above 0
         return ""
     name = "points per deal" if plays_matches(config) else "ADP"
     rows = []
@@ -145,14 +146,16 @@ def _history(records: list[dict]) -> str:
 def _summary(records: list[dict], config: dict) -> str:
     iterations = [r for r in records if not r.get("final")] or records
     last = iterations[-1]
-    played = (f"{last.get('episodes', 0):,} matches ({last.get('deals', 0):,} deals)" if plays_matches(config)
+    deals = f" ({last['deals']:,} deals)" if last.get("deals") is not None else ""
+    played = (f"{last.get('episodes', 0):,} matches{deals}" if plays_matches(config)
               else f"{last.get('episodes', 0):,} deals")
     rows = [["frames trained", f"{last['frames_trained']:,}"], ["iterations", str(len(iterations))],
-            ["wall time", f"{records[-1].get('time_s', 0) / 60:.1f} min"], ["played by the env runners", played],
-            ["frames trained / s (last iteration)", f"{last.get('frames_per_s', 0):,.0f}"]]
-    if last.get("losses"):
-        losses = ", ".join(f"{_e(m)} {v:.3f}" for m, v in sorted(last["losses"].items()))
-        rows.append(["Q loss (last iteration)", losses])
+            ["wall time", f"{records[-1].get('time_s', 0) / 60:.1f} min"], ["played by the env runners", played]]
+    if last.get("frames_per_s") is not None:
+        rows.append(["frames trained / s (last iteration)", f"{last['frames_per_s']:,.0f}"])
+    for key in loss_fields([last]):
+        losses = ", ".join(f"{_e(m)} {v:.3f}" for m, v in sorted(last[key].items()))
+        rows.append([f"{_e(loss_name(key))} (last iteration)", losses])
     if last.get("driver_rss_mb"):
         rows.append(["driver memory", f"{last['driver_rss_mb']:,.0f} MB"])
     return _table(None, rows, numeric_from=99)
@@ -166,10 +169,11 @@ def _checkpoint(run: Path, config: dict) -> str:
     import shlex
 
     game = config.get("game") or "GAME"
+    kind = config.get("agent_kind") or "checkpoint"  # a config.json without it is a DMC run's
     resume = config.get("command") or f"cardrl train {shlex.quote(game)} --out {shlex.quote(str(run))}"
     return (f"<p>Checkpoint: <code>{_e(path)}</code> (written {written}).</p>"
             f"<p>Evaluate it against a baseline, or resume training from it:</p>"
-            f"<pre>cardrl eval {_e(game)} --a {_e(shlex.quote('checkpoint:' + str(path)))} --b random\n"
+            f"<pre>cardrl eval {_e(game)} --a {_e(shlex.quote(f'{kind}:{path}'))} --b random\n"
             f"{_e(resume)} --restore {_e(shlex.quote(str(path)))}</pre>")
 
 
@@ -185,9 +189,10 @@ def _config(config: dict) -> str:
     if config.get("args"):
         parts.append("<details open><summary>Every option of <code>cardrl train</code>, defaults included</summary>"
                      + _kv_table(config["args"]) + "</details>")
-    if config.get("dmc"):
-        parts.append("<details><summary>DMC settings as the algorithm resolved them (docs/architecture.md)</summary>"
-                     + _kv_table(config["dmc"]) + "</details>")
+    settings = config.get(config.get("algo") or "")  # config.json keeps them under the algorithm's name
+    if isinstance(settings, dict) and settings:
+        parts.append(f"<details><summary>{_e(config['algo'])} settings as the algorithm resolved them</summary>"
+                     + _kv_table(settings) + "</details>")
     if config.get("rllib"):
         parts.append("<details><summary>The whole RLlib config</summary><pre>"
                      f"{_e(json.dumps(config['rllib'], indent=1, sort_keys=True))}</pre></details>")

@@ -1,0 +1,116 @@
+"""What every ``cardrl train`` driver writes into its run directory besides checkpoints and ``progress.jsonl``:
+``<out>/config.json`` (how the run was made; ``cardrl report`` shows it) and TensorBoard scalars in ``<out>/tb``.
+
+``config.json`` holds ``game``, ``title``, ``algo``, ``agent_kind`` (the agent-spec kind that loads the run's
+checkpoint: ``cardrl eval --a KIND:PATH``), ``command`` (the ``cardrl train`` command line with every option that
+differs from its default), ``args`` (the run's options: :class:`RunSettings` and the algorithm's settings, each with
+the value the algorithm was given), ``<algo>`` (the algorithm's settings as its config resolved them), ``env_config``
+and ``rllib`` (the JSON-representable entries of the RLlib config). No Ray or torch is imported here.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+from cardrl.algorithms.dmc.settings import RunSettings, field_default, parse_duration, values_from_args
+
+__all__ = ["command_line", "write_config", "tensorboard", "log_scalars"]
+
+# record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
+_NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+
+
+def _jsonable(value: Any) -> bool:
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _json_only(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if _jsonable(v)}
+
+
+def command_line(game: str, algo: str, sections: list[tuple[type, dict[str, Any]]]) -> str:
+    """The ``cardrl train`` command of a run: the game, the algorithm and every option of each ``(settings class,
+    values)`` section that differs from its default (durations written with their unit, as ``--stop-time`` takes
+    them)."""
+    words = ["cardrl", "train", game, "--algo", algo]
+    for settings, values in sections:
+        for f in fields(settings):
+            if f.name not in values or not f.metadata.get("cli", True):
+                continue
+            value, default = values[f.name], field_default(f)
+            if value == default or (isinstance(value, (list, tuple)) and isinstance(default, (list, tuple))
+                                    and list(value) == list(default)):
+                continue
+            flag = "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
+            if isinstance(value, bool):
+                words += [flag] if value else []
+            elif isinstance(value, (list, tuple)):
+                words += [flag, *map(str, value)]
+            elif value is not None:
+                words += [flag, f"{value:g}s" if f.metadata.get("type") is parse_duration else str(value)]
+    return shlex.join(words)
+
+
+def write_config(out: Path, args, config, settings: type, values: dict[str, Any], agent_kind: str) -> Path:
+    """Write ``<out>/config.json`` (module docstring) of a run of ``args.algo`` on ``args.game``: ``values`` are the
+    algorithm's ``settings`` as given to ``config`` (the command line's, or the algorithm's defaults); what the
+    config made of them is read back from its attributes where it has them."""
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)
+    run = values_from_args(args, RunSettings)
+    resolved = {f.name: getattr(config, f.name, values.get(f.name)) for f in fields(settings)}
+    record = {"game": spec.name, "title": spec.title, "algo": args.algo, "agent_kind": agent_kind,
+              "command": command_line(spec.name, args.algo, [(RunSettings, run), (settings, values)]),
+              "args": _json_only({"game": spec.name, "algo": args.algo, **run, **values}),
+              args.algo: _json_only(resolved),
+              "env_config": _json_only(dict(config.env_config or {})),
+              "rllib": _json_only(config.to_dict())}
+    path = out / "config.json"
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def tensorboard(out: Path):
+    """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
+    try:
+        from tensorboardX import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / "tb"))
+
+
+def _scalars(value: Any, tag: str):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _scalars(inner, f"{tag}/{key}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield tag, value
+
+
+def log_scalars(writer, record: dict, step: int, prefix: str) -> None:
+    """Every number of a progress record at ``step`` (frames trained): top-level ones as ``<prefix>/<key>``, nested
+    ones by their path (``losses/<module>``, ``opponent_model/<module>/<metric>``), evaluations as
+    ``eval_vs_<baseline>/<key>``. ``writer`` None (no tensorboardX): nothing."""
+    if writer is None:
+        return
+    for key, value in record.items():
+        if key in _NOT_SCALARS:
+            continue
+        if key == "eval":
+            tags = ((t, v) for spec, ev in value.items() for t, v in _scalars(ev, f"eval_vs_{spec}"))
+        elif isinstance(value, dict):
+            tags = _scalars(value, key)
+        else:
+            tags = _scalars(value, f"{prefix}/{key}")
+        for tag, number in tags:
+            writer.add_scalar(tag, number, step)
+    writer.flush()

@@ -1,0 +1,121 @@
+"""Every training driver writes the same run files (cardrl/algorithms/run_files.py): `config.json` whose command line
+parses back to the run's options, TensorBoard scalars in tb/, and a progress.jsonl that `cardrl report` and
+`cardrl plot` read. Short real runs of top-k PPO and RLlib's masked PPO through `cardrl train` (the smallest settings
+of tests/test_topk_ppo.py); DMC's run files are checked by tests/test_report.py and tests/test_train_cli.py."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import fields
+
+import pytest
+
+from cardrl.algorithms.dmc.settings import RunSettings, values_from_args
+from cardrl.algorithms.masked_ppo.settings import PPOSettings
+from cardrl.algorithms.run_files import command_line, log_scalars
+from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
+from cardrl.algorithms.topk_ppo.train import settings_from_args
+from cardrl.cli import _given_train_flags, build_parser, main
+from cardrl.eval.plot import plot_run, read_progress
+
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def guandan_dmc_checkpoint(tmp_path_factory) -> str:
+    """A GuanDan DMC checkpoint of one tiny iteration (as tests/test_topk_ppo.py's)."""
+    import ray
+
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    if not ray.is_initialized():  # as the ray_local fixture of conftest.py
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    config = (DMCConfig().game("guandan", match=False)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=4, rollout_fragment_length=100)
+              .training(frames_per_update=128, hidden_sizes=[16]).debugging(seed=5))
+    algo = config.build_algo()
+    try:
+        algo.train()
+        return algo.save_to_path(str(tmp_path_factory.mktemp("dmc_guandan")))
+    finally:
+        algo.stop()
+
+
+def _check_run_files(run, game: str, algo: str, settings: type, capsys) -> dict:
+    config = json.loads((run / "config.json").read_text())
+    assert {"game", "title", "algo", "agent_kind", "command", "args", algo, "env_config", "rllib"} <= set(config)
+    assert config["game"] == game and config["algo"] == algo and config["agent_kind"] == algo
+    assert config["rllib"] and set(config[algo]) == {f.name for f in fields(settings)}
+
+    # the command line parses back to the same options, each algorithm taking its own defaults
+    argv = shlex.split(config["command"])[1:]
+    again = build_parser().parse_args(argv)
+    options = {"game": again.game, "algo": again.algo, **values_from_args(again, RunSettings),
+               **settings_from_args(again, settings, _given_train_flags(argv))}
+    assert json.loads(json.dumps(options)) == config["args"]
+
+    assert [p for p in (run / "tb").glob("events.out.tfevents.*") if p.stat().st_size > 0]
+    records = read_progress(run)
+    assert records[-1].get("final") is True and records[-1]["eval"] and records[-1]["frames_trained"] > 0
+    assert all(r["frames_per_s"] >= 0 for r in records)
+
+    capsys.readouterr()
+    assert main(["report", str(run)]) == 0
+    assert capsys.readouterr().out.strip() == f"report written: {run / 'report.html'}"
+    page = (run / "report.html").read_text()
+    assert "data:image/png;base64," in page and "policy loss (last iteration)" in page
+    assert shlex.quote(f"{algo}:{run / 'checkpoint'}") in page  # the command that evaluates its checkpoint
+    assert f"{algo} settings as the algorithm resolved them" in page
+    assert plot_run(run).read_bytes()[:8] == PNG
+    return config
+
+
+def test_topk_ppo_run_writes_config_tensorboard_and_reports(guandan_dmc_checkpoint, ray_local, tmp_path, capsys):
+    run = tmp_path / "run"
+    rc = main(["train", "guandan", "--algo", "topk-ppo", "--dmc-checkpoint", guandan_dmc_checkpoint,
+               "--stop-frames", "60", "--train-batch-size", "60", "--hidden-sizes", "16", "--head-hidden", "8",
+               "--num-epochs", "2", "--num-envs-per-env-runner", "2", "--num-env-runners", "0", "--eval-every", "0",
+               "--eval-deals", "1", "--out", str(run)])
+    assert rc == 0
+    config = _check_run_files(run, "guandan", "topk-ppo", TopKPPOSettings, capsys)
+    assert config["args"]["lr"] == 1e-4 and config["topk-ppo"]["hidden_sizes"] == [16]
+    assert "--hidden-sizes 16" in config["command"] and "--lr" not in config["command"]
+
+
+def test_masked_ppo_run_writes_config_tensorboard_and_reports(ray_local, tmp_path, capsys):
+    run = tmp_path / "run"
+    rc = main(["train", "big2", "--algo", "ppo", "--stop-frames", "40", "--train-batch-size", "40",
+               "--minibatch-size", "40", "--num-epochs", "1", "--hidden-sizes", "16", "--embedding-dim", "4",
+               "--num-env-runners", "0", "--eval-every", "0", "--eval-deals", "2", "--out", str(run)])
+    assert rc == 0
+    config = _check_run_files(run, "big2", "ppo", PPOSettings, capsys)
+    assert config["args"]["lr"] == 5e-5  # PPO's default, not DMC's
+    assert config["ppo"]["embedding_dim"] == 4 and config["ppo"]["train_batch_size"] == 40
+
+
+class _Writer:
+    def __init__(self):
+        self.scalars: dict[str, tuple[float, int]] = {}
+
+    def add_scalar(self, tag, value, step):
+        self.scalars[tag] = (value, step)
+
+    def flush(self):
+        pass
+
+
+def test_log_scalars_names_each_number_by_its_path():
+    writer = _Writer()
+    log_scalars(writer, {"time_s": 3.0, "iteration": 2, "frames_trained": 600, "frames_per_s": 200.0, "final": True,
+                         "policy_loss": {"shared": 0.5}, "opponent_model": {"m": {"om_k_loss": 1.5}},
+                         "eval": {"random": {"adp": 0.25, "per_deal": [1, 2]}},
+                         "reached_adp_above_0": {"random": {"time_s": 3.0}}}, 600, "topk-ppo")
+    assert writer.scalars == {"topk-ppo/frames_per_s": (200.0, 600), "policy_loss/shared": (0.5, 600),
+                              "opponent_model/m/om_k_loss": (1.5, 600), "eval_vs_random/adp": (0.25, 600)}
+
+
+def test_command_line_writes_what_differs_from_the_defaults():
+    run = {"stop_time": 90.0, "eval_against": ["random"], "gpu": True, "out": None}
+    assert command_line("big2", "ppo", [(RunSettings, run), (PPOSettings, {"lr": 5e-5, "hidden_sizes": (16,)})]) \
+        == "cardrl train big2 --algo ppo --stop-time 90s --gpu --hidden-sizes 16"
