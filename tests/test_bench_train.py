@@ -144,7 +144,7 @@ def test_table_has_the_machine_on_top_and_every_trainer():
     ours = {"frames_per_s": 1150.0, "setup_s": 12.3, "frames_trained": 64000, "startup_s": 2.0, "build_s": 4.0,
             "first_update_s": 6.3, "frames_sampled_per_s": 1200.0, "episodes": 900, "iterations": 20, "updates": 30,
             "rate_method": "per position", "weight_lag": 0.5, "window_s": 60.0,
-            "settings": {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2}}
+            "settings": {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": {}, "ray_num_cpus": 2}}
     douzero = {"frames_per_s": 500.0, "setup_s": 20.0, "frames_trained": 30000, "updates": 9,
                "rate_method": "per position", "logged_fps_mean": 480.0, "logged_lines": 11, "version": "1.1.0",
                "settings": {"num_actors": 1, "actor_device": "cpu", "training_device": "cpu", "batch_size": 32,
@@ -158,6 +158,107 @@ def test_table_has_the_machine_on_top_and_every_trainer():
     assert re.match(r"^cardrl DMC\s+1,150\s+12\.3\s+64,000\s+1 env runner\(s\) x 64 games", lines[3])
     assert re.match(r"^douzero 1\.1\.0\s+500\s+20\.0\s+30,000\s+1 actor\(s\) on cpu", lines[4])
     assert bt.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
+
+
+# ---- variants (a second run of DMC with other training options) ---------------------------------------------
+def _run(frames_per_s: float, options: dict, pruning_ratio: float | None = None) -> dict:
+    """A result of :func:`bt.bench_ours` as the table and the summary read it."""
+    return {"frames_per_s": frames_per_s, "setup_s": 12.3, "frames_trained": 64000, "startup_s": 2.0,
+            "build_s": 4.0, "first_update_s": 6.3, "frames_sampled_per_s": 1200.0, "episodes": 900,
+            "iterations": 20, "updates": 30, "rate_method": "per position", "weight_lag": 0.5, "window_s": 60.0,
+            "pruning_ratio": pruning_ratio,
+            "settings": {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": options, "q_model": "luo_tan",
+                         "ray_num_cpus": 2}}
+
+
+def test_variant_flags_are_parsed():
+    args = bt._parser().parse_args(["big2", "--opponent-model", "luo_tan", "--prune", "mcs"])
+    assert (args.opponent_model, args.prune) == ("luo_tan", "mcs")
+    assert bt.variant_options(prune=args.prune, opponent_model=args.opponent_model) == {
+        "opponent_model": "luo_tan", "prune": "mcs"}
+    plain = bt._parser().parse_args(["big2"])
+    assert bt.variant_options(plain.prune, plain.opponent_model) == {}
+    with pytest.raises(SystemExit):
+        bt._parser().parse_args(["big2", "--opponent-model", "oracle"])
+    from cardrl.cli import build_parser  # the same flag under `cardrl bench train`
+
+    cli = build_parser().parse_args(["bench", "train", "doudizhu", "--opponent-model", "douzero_plus"])
+    assert cli.opponent_model == "douzero_plus" and cli.prune is None
+    assert bt.variant_name({"prune": "mcs", "opponent_model": "luo_tan"}) == "opponent_model=luo_tan, prune=mcs"
+
+
+def test_variant_options_reach_the_child_run(monkeypatch):
+    seen = {}
+
+    def fake_run(cmd, **kwargs):
+        seen["cmd"] = cmd
+        return argparse.Namespace(returncode=0, stderr="", stdout=bt._RESULT_TAG + '{"frames_per_s": 1.0}\n')
+
+    monkeypatch.setattr(bt.subprocess, "run", fake_run)
+    options = {"opponent_model": "luo_tan", "prune": "mcs"}
+    assert bt.bench_ours("big2", 1.0, options=options)["frames_per_s"] == 1.0
+    child = bt._parser().parse_args(seen["cmd"][seen["cmd"].index("--_ours"):])  # what the child parses
+    assert child._ours and child.game == "big2" and child._options == options
+    bt.bench_ours("big2", 1.0)
+    assert bt._parser().parse_args(seen["cmd"][3:])._options == {}
+
+
+def test_variant_runs_second_and_its_ratio_is_printed(monkeypatch, capsys):
+    calls = []
+
+    def fake_bench_ours(game, seconds, num_env_runners=1, options=None):
+        calls.append((game, seconds, options))
+        return _run(1000.0, {}) if options is None else _run(800.0, dict(options), 0.125)
+
+    monkeypatch.setattr(bt, "bench_ours", fake_bench_ours)
+    assert bt.main_bench_train(["big2", "--seconds", "3", "--no-peers", "--opponent-model", "luo_tan"]) == 0
+    assert calls == [("big2", 3.0, None), ("big2", 3.0, {"opponent_model": "luo_tan"})]
+    out = capsys.readouterr().out.splitlines()
+    assert re.match(r"^cardrl DMC\s+1,000\s", out[3])
+    assert re.match(r"^cardrl DMC \(opponent_model=luo_tan\)\s+800\s+12\.3\s+64,000\s+1 env runner", out[4])
+    assert out[4].endswith("q_model luo_tan")
+    assert any(line.startswith("cardrl DMC (opponent_model=luo_tan): setup = ") for line in out)
+    assert out[-1] == "opponent_model=luo_tan vs no opponent model: 0.80x frames/s"
+    calls.clear()
+    bt.main_bench_train(["big2", "--seconds", "3", "--no-peers", "--opponent-model", "luo_tan", "--prune", "mcs"])
+    assert calls[1][2] == {"opponent_model": "luo_tan", "prune": "mcs"}
+    out = capsys.readouterr().out.splitlines()
+    assert re.match(r"^cardrl ODMC \(opponent_model=luo_tan, prune=mcs\)\s+800\s", out[4])
+    assert out[-1] == "opponent_model=luo_tan, prune=mcs vs plain DMC: 0.80x frames/s (pruning ratio 12.5%)"
+
+
+def test_prune_alone_keeps_its_line_and_row():
+    result = {"game": "big2", "seconds": 60.0, "cpus": 2, "machine": "m", "load_before": 0.5, "peers": {},
+              "ours": _run(1000.0, {}), "ours_variant": _run(1120.0, {"prune": "mcs"}, 0.127)}
+    assert bt.summary_lines(result) == ["prune=mcs vs no pruning: 1.12x frames/s (pruning ratio 12.7%)"]
+    assert re.match(r"^cardrl ODMC \(prune=mcs\)\s+1,120\s", bt.format_bench_train(result).splitlines()[4])
+    result["peers"] = {"douzero": {"frames_per_s": 500.0}}  # DouZero's line first, as before
+    assert bt.summary_lines(result)[0] == "vs douzero: 2.0x frames/s"
+
+
+def test_a_variant_dmc_refuses_is_refused_before_any_run(monkeypatch):
+    import dataclasses
+
+    from cardrl.games.registry import get_game, register_game, unregister_game
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a refused variant must not start a run")
+
+    monkeypatch.setattr(bt, "bench_ours", no_run)
+    # DMCConfig.validate's rule: the opponent model must read the game's (default) features
+    with pytest.raises(ValueError, match=r"cardrl bench train doudizhu .*variant opponent_model=luo_tan: .*"
+                                         r"opponent_model='luo_tan' does not read doudizhu's douzero_v1 features"):
+        bt.main_bench_train(["doudizhu", "--seconds", "3", "--no-peers", "--opponent-model", "luo_tan"])
+    with pytest.raises(ValueError, match=r"opponent_model='douzero_plus' does not read big2's luo_tan_v1 features"):
+        bt.bench_train("big2", 3.0, peers=False, variant={"opponent_model": "douzero_plus", "prune": "mcs"})
+    register_game(dataclasses.replace(get_game("big2"), name="big2_nosearch", env_name="big2_nosearch_v0",
+                                      search=None, average_initial_cards=None))
+    try:
+        with pytest.raises(ValueError, match=r"variant prune=mcs: .*prune='mcs' needs a game with Minimum "
+                                             r"Combination Search"):
+            bt.bench_train("big2_nosearch", 3.0, peers=False, variant={"prune": "mcs"})
+    finally:
+        unregister_game("big2_nosearch")
 
 
 def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
@@ -189,7 +290,8 @@ def test_ours_run_structure(ours_only):
     assert ours["setup_s"] == pytest.approx(ours["startup_s"] + ours["build_s"] + ours["first_update_s"], abs=0.01)
     from cardrl.algorithms.dmc.dmc import DMCConfig
 
-    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "prune": None, "ray_num_cpus": 2,
+    assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": {}, "ray_num_cpus": 2,
+                                "q_model": DMCConfig().game("doudizhu").q_model,
                                 "driver_sample_frames": DMCConfig().driver_sample_frames}
     assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
 
@@ -203,6 +305,16 @@ def test_ours_printed_table(ours_only, capsys):
     assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", out[2])
     assert re.match(r"^cardrl DMC\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 env runner\(s\) x 64 games", out[3])
     assert not any(line.startswith("vs douzero") for line in out)
+
+
+@pytest.mark.slow
+def test_opponent_model_variant_trains_with_the_default_q_model():
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    run = bt.bench_ours("big2", 3.0, options={"opponent_model": "luo_tan"})
+    assert run["settings"]["options"] == {"opponent_model": "luo_tan"}  # read back from the child's DMCConfig
+    assert run["settings"]["q_model"] == DMCConfig().game("big2").q_model
+    assert run["frames_per_s"] > 0 and run["frames_trained"] > 0
 
 
 @pytest.mark.slow

@@ -12,7 +12,9 @@ threads on 2 cores), so that no Ray state, torch threads or shared memory leak f
 
 * ours: ``python -m cardrl.bench.train --_ours GAME`` starts a fresh local Ray, builds ``DMCConfig().game(GAME)``
   with ``num_env_runners`` runners of 64 games, fragments of 800 frames and updates of 3,200 frames, and calls
-  ``algo.train()``; ``--prune mcs`` measures ODMC (Luo & Tan 2024, eq. 2) in a second run of the same kind;
+  ``algo.train()``. A *variant* (DMC training options, e.g. ``{"prune": "mcs"}`` for ODMC, Luo & Tan 2024, eq. 2,
+  or ``{"opponent_model": "luo_tan"}``; from ``--prune`` and ``--opponent-model``) is measured in a second run of
+  the same kind after the plain one, and its frames/s ratio to plain DMC printed;
 * DouZero: ``python -m cardrl.bench.train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
   ``--actor_device_cpu --training_device cpu --disable_checkpoint`` and otherwise DouZero's defaults (batch 32,
   unroll 100, 4 learner threads per position); it trains forever, so the parent kills its process group once the
@@ -41,17 +43,19 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, DMCSettings
 from cardrl.bench.common import header_lines, load_average, machine_description, package_version
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["bench_train", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
            "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate",
            "updates_total", "child_env", "add_train_arguments", "logged_in_window", "module_updates",
-           "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
+           "variant_name", "variant_options", "check_variant", "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
 
 # DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
 # 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
@@ -187,9 +191,10 @@ def _rate_fields(rate: dict[str, Any]) -> dict[str, Any]:
             "rate_method": rate["method"], "frames_per_s_by_position": rate["frames_per_s_by_position"]}
 
 
-def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune: str | None,
+def _run_ours_here(seconds: float, num_env_runners: int, launched: float, options: Mapping[str, Any],
                    game: str) -> dict[str, Any]:
-    """Body of the ``--_ours`` child: a fresh local Ray, DMC built, one update to warm up, then ``seconds``."""
+    """Body of the ``--_ours`` child: a fresh local Ray, DMC built (with the DMC training ``options`` of a variant),
+    one update to warm up, then ``seconds``."""
     import torch
 
     torch.set_num_threads(1)
@@ -205,7 +210,7 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune:
                   .env_runners(num_env_runners=num_env_runners,
                                num_envs_per_env_runner=OURS_SETTINGS["num_envs_per_env_runner"],
                                rollout_fragment_length=OURS_SETTINGS["rollout_fragment_length"])
-                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"], prune=prune)
+                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"], **options)
                   .debugging(seed=0))
         algo = config.build_algo()
         t_built = time.time()
@@ -235,21 +240,25 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, prune:
         "frames_trained_total": end["frames_trained"], "iterations": iterations,
         "weight_lag": None if lag is None else float(lag),
         "pruning_ratio": result.get("pruning_ratio"),
-        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS, "prune": prune,
-                     "driver_sample_frames": config.driver_sample_frames,
+        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS,
+                     "options": {k: getattr(config, k) for k in options},  # as the config took them
+                     "q_model": config.q_model, "driver_sample_frames": config.driver_sample_frames,
                      "ray_num_cpus": max(2, num_env_runners)},
     }
 
 
-def bench_ours(game: str, seconds: float, num_env_runners: int = 1, prune: str | None = None) -> dict[str, Any]:
-    """cardrl's DMC on ``game`` for ``seconds`` after its first update, in a child process (see the module doc)."""
+def bench_ours(game: str, seconds: float, num_env_runners: int = 1,
+               options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """cardrl's DMC on ``game`` for ``seconds`` after its first update, in a child process (see the module doc),
+    with the DMC training ``options`` of a variant (JSON values, e.g. ``{"prune": "mcs"}``) on top of the
+    benchmark's own."""
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0 (0: sample in the driver), got {num_env_runners}")
     game = get_game(game).name
     launched = time.time()
     cmd = [sys.executable, "-m", "cardrl.bench.train", "--_ours", "--seconds", str(seconds),
-           "--num-env-runners", str(num_env_runners), "--_launched", repr(launched)] + (
-        ["--prune", prune] if prune else []) + [game]
+           "--num-env-runners", str(num_env_runners), "--_launched", repr(launched),
+           "--_options", json.dumps(dict(options or {})), game]
     proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
                           timeout=seconds + _SETUP_TIMEOUT_S)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(_RESULT_TAG)]
@@ -356,26 +365,57 @@ def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, l
 
 
 # ---- the benchmark ------------------------------------------------------------------------------------------------
-def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: int = 1,
-                douzero_actors: int = DOUZERO_NUM_ACTORS, prune: str | None = None) -> dict[str, Any]:
-    """Frames trained per second of cardrl's DMC on ``game`` and (``peers``, when the game's ``spec.peers`` names
-    ``douzero``) of DouZero's trainer, one after the other.
+# How a variant's single option reads when off, for its ratio line ("prune=mcs vs no pruning"); else "plain DMC".
+_OPTION_OFF = {"prune": "no pruning", "opponent_model": "no opponent model"}
 
-    Returns ``{"game", "title", "seconds", "cpus", "machine", "load_before", "ours": {...}, "ours_pruned"?,
-    "peers": {"douzero": {...} or {"skipped": why}}, "ratio": ours/theirs or None, "summary": [line],
-    "table": str}``.
+
+def variant_options(prune: str | None = None, opponent_model: str | None = None) -> dict[str, Any]:
+    """The DMC training options of the variant that ``cardrl bench train``'s flags ask for (``{}``: none)."""
+    return {k: v for k, v in (("opponent_model", opponent_model), ("prune", prune)) if v is not None}
+
+
+def variant_name(options: Mapping[str, Any]) -> str:
+    """A variant's name from its options, sorted by name: ``"opponent_model=luo_tan, prune=mcs"``."""
+    return ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
+
+
+def check_variant(game: str, options: Mapping[str, Any]) -> None:
+    """ValueError, naming the variant, when DMC on ``game`` (its default features and Q-network) would refuse the
+    variant's ``options``: :meth:`DMCConfig.validate` decides, as in the child run."""
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    spec = get_game(game)
+    try:
+        DMCConfig().game(spec.name).training(**options).validate()
+    except ValueError as err:
+        raise ValueError(f"cardrl bench train {spec.name} (the game's default features) can not measure the "
+                         f"variant {variant_name(options)}: {err}") from None
+
+
+def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: int = 1,
+                douzero_actors: int = DOUZERO_NUM_ACTORS, variant: Mapping[str, Any] | None = None,
+                ) -> dict[str, Any]:
+    """Frames trained per second of cardrl's DMC on ``game``, then (``variant``: DMC training options, e.g.
+    ``{"opponent_model": "luo_tan", "prune": "mcs"}``) of DMC with those options, then (``peers``, when the game's
+    ``spec.peers`` names ``douzero``) of DouZero's trainer, one after the other. A variant is checked
+    (:func:`check_variant`) before anything runs.
+
+    Returns ``{"game", "title", "seconds", "cpus", "machine", "load_before", "ours": {...}, "ours_variant"?: {...}
+    (its ``settings["options"]`` are the variant's), "peers": {"douzero": {...} or {"skipped": why}}, "ratio":
+    ours/theirs or None, "summary": [line], "table": str}``.
     """
     spec = get_game(game)
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
-    if prune is not None and spec.search is None:
-        raise ValueError(f"prune={prune!r} needs Minimum Combination Search, which {spec.title} lacks")
+    variant = dict(variant or {})
+    if variant:
+        check_variant(spec.name, variant)
     result: dict[str, Any] = {"game": spec.name, "title": spec.title, "seconds": float(seconds),
                               "cpus": os.cpu_count(), "machine": machine_description(),
                               "load_before": load_average() or 0.0, "peers": {}, "ratio": None}
     result["ours"] = bench_ours(spec.name, seconds, num_env_runners)
-    if prune:  # ODMC: the same run with MCS pruning on, to measure what pruning costs in frames/s
-        result["ours_pruned"] = bench_ours(spec.name, seconds, num_env_runners, prune=prune)
+    if variant:  # the same run with the variant's options, to measure what they cost in frames/s
+        result["ours_variant"] = bench_ours(spec.name, seconds, num_env_runners, options=variant)
     if peers and "douzero" in spec.peers:  # DouZero's trainer: the one peer trainer this benchmark runs
         try:
             result["peers"]["douzero"] = bench_douzero(seconds, douzero_actors)
@@ -391,13 +431,17 @@ def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: 
 
 def summary_lines(result: dict[str, Any]) -> list[str]:
     """``["vs douzero: R.Rx frames/s"]`` (ours over DouZero's frames trained per second) when DouZero was
-    measured, then the pruned run's ratio to plain DMC when there was one."""
+    measured, then the variant's ratio to plain DMC when there was one, e.g. ``"prune=mcs vs no pruning: 0.98x
+    frames/s (pruning ratio 12.7%)"`` or ``"opponent_model=luo_tan vs no opponent model: 0.80x frames/s"``."""
     lines = []
-    pruned = result.get("ours_pruned")
-    if pruned:
-        ratio = pruned["frames_per_s"] / result["ours"]["frames_per_s"]
-        lines.append(f"prune={pruned['settings']['prune']} vs no pruning: {ratio:.2f}x frames/s (pruning ratio "
-                     f"{100 * (pruned.get('pruning_ratio') or 0):.1f}%)")
+    run = result.get("ours_variant")
+    if run:
+        options = run["settings"]["options"]
+        off = _OPTION_OFF.get(next(iter(options)), "plain DMC") if len(options) == 1 else "plain DMC"
+        ratio = run["frames_per_s"] / result["ours"]["frames_per_s"]
+        pruning = (f" (pruning ratio {100 * (run.get('pruning_ratio') or 0):.1f}%)"
+                   if options.get("prune") else "")
+        lines.append(f"{variant_name(options)} vs {off}: {ratio:.2f}x frames/s{pruning}")
     peer = result["peers"].get("douzero", {})
     if not peer.get("frames_per_s", 0) > 0:
         return lines
@@ -405,9 +449,25 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 
 def _settings_ours(s: dict[str, Any]) -> str:
+    model = f", q_model {s['q_model']}" if s.get("q_model") else ""
     return (f"{s['num_env_runners']} env runner(s) x {s['num_envs_per_env_runner']} games, fragment "
             f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, driver samples "
-            f"{s.get('driver_sample_frames', 0)} frames while idle, ray num_cpus={s['ray_num_cpus']}")
+            f"{s.get('driver_sample_frames', 0)} frames while idle, ray num_cpus={s['ray_num_cpus']}{model}")
+
+
+def _trainer_ours(run: dict[str, Any]) -> str:
+    """The table's name of one of our runs: ``cardrl DMC``, ``cardrl ODMC (prune=mcs)``, ``cardrl DMC
+    (opponent_model=luo_tan)``."""
+    options = run["settings"].get("options") or {}
+    algo = "ODMC" if options.get("prune") else "DMC"
+    return f"cardrl {algo} ({variant_name(options)})" if options else f"cardrl {algo}"
+
+
+def _note_ours(run: dict[str, Any]) -> str:
+    return (f"{_trainer_ours(run)}: setup = start {run['startup_s']:.1f} s + build {run['build_s']:.1f} s + first "
+            f"update {run['first_update_s']:.1f} s; sampled {run['frames_sampled_per_s']:,.0f} frames/s, "
+            f"{run['episodes']:,} episodes, {run['iterations']} iterations, {run['updates']} module updates "
+            f"({run['rate_method']}), weight lag {_fmt_lag(run['weight_lag'])}; window {run['window_s']:.1f} s")
 
 
 def _settings_douzero(s: dict[str, Any]) -> str:
@@ -421,18 +481,11 @@ def _fmt_lag(lag: float | None) -> str:
 
 def format_bench_train(result: dict[str, Any]) -> str:
     """The table of :func:`bench_train`, the machine first (summary lines excluded)."""
-    ours = result["ours"]
-    rows = [("trainer", "frames/s", "setup s", "frames", "settings"),
-            ("cardrl DMC", f"{ours['frames_per_s']:,.0f}", f"{ours['setup_s']:.1f}", f"{ours['frames_trained']:,}",
-             _settings_ours(ours["settings"]))]
-    pruned = result.get("ours_pruned")
-    if pruned:
-        rows.append((f"cardrl ODMC (prune={pruned['settings']['prune']})", f"{pruned['frames_per_s']:,.0f}",
-                     f"{pruned['setup_s']:.1f}", f"{pruned['frames_trained']:,}", _settings_ours(pruned["settings"])))
-    notes = [f"cardrl DMC: setup = start {ours['startup_s']:.1f} s + build {ours['build_s']:.1f} s + first update "
-             f"{ours['first_update_s']:.1f} s; sampled {ours['frames_sampled_per_s']:,.0f} frames/s, "
-             f"{ours['episodes']:,} episodes, {ours['iterations']} iterations, {ours['updates']} module updates "
-             f"({ours['rate_method']}), weight lag {_fmt_lag(ours['weight_lag'])}; window {ours['window_s']:.1f} s"]
+    runs = [result["ours"]] + ([result["ours_variant"]] if result.get("ours_variant") else [])
+    rows = [("trainer", "frames/s", "setup s", "frames", "settings")]
+    rows += [(_trainer_ours(run), f"{run['frames_per_s']:,.0f}", f"{run['setup_s']:.1f}",
+              f"{run['frames_trained']:,}", _settings_ours(run["settings"])) for run in runs]
+    notes = [_note_ours(run) for run in runs]
     for name, peer in result["peers"].items():
         if "skipped" in peer:
             rows.append((name, "-", "-", "-", f"skipped: {peer['skipped']}"))
@@ -461,16 +514,22 @@ def print_bench_train(result: dict[str, Any]) -> None:
 
 
 def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
-    """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs]``: prints the table
-    and, when DouZero ran, ends with the line ``vs douzero: R.Rx frames/s``. Returns 0."""
+    """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs] [--opponent-model
+    luo_tan|douzero_plus]``: prints the table and, when DouZero ran, the line ``vs douzero: R.Rx frames/s``, then
+    the variant's ratio line when ``--prune`` or ``--opponent-model`` asked for one. Returns 0."""
     if args is None or not isinstance(args, argparse.Namespace):
         args = _parser().parse_args(args)
     result = bench_train(args.game, float(args.seconds), peers=not getattr(args, "no_peers", False),
                          num_env_runners=int(getattr(args, "num_env_runners", 1)),
                          douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
-                         prune=getattr(args, "prune", None))
+                         variant=variant_options(prune=getattr(args, "prune", None),
+                                                 opponent_model=getattr(args, "opponent_model", None)))
     print_bench_train(result)
     return 0
+
+
+def _option_help(name: str) -> str:
+    return next(f.metadata["help"] for f in fields(DMCSettings) if f.name == name)
 
 
 def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -483,6 +542,10 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help=f"DouZero's actor processes (default {DOUZERO_NUM_ACTORS})")
     parser.add_argument("--prune", choices=["mcs"], default=None,
                         help="also measure ODMC (MCS pruning on) and print its frames/s ratio to plain DMC")
+    parser.add_argument("--opponent-model", choices=OPPONENT_MODELS, default=None,
+                        help=f"also measure DMC with an {_option_help('opponent_model')}, on the game's default "
+                             f"features and their Q-network, and print its frames/s ratio to plain DMC (with "
+                             f"--prune: one run with both)")
     return parser
 
 
@@ -492,6 +555,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_douzero", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--_options", type=json.loads, default={}, help=argparse.SUPPRESS)  # the variant, as JSON
     parser.add_argument("--savedir", default=None, help=argparse.SUPPRESS)
     return parser
 
@@ -509,7 +573,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args._ours:
         launched = args._launched if args._launched is not None else time.time()
-        result = _run_ours_here(args.seconds, args.num_env_runners, launched, args.prune, args.game)
+        result = _run_ours_here(args.seconds, args.num_env_runners, launched, args._options, args.game)
         print(_RESULT_TAG + json.dumps(result), flush=True)
         return 0
     return main_bench_train(args)
