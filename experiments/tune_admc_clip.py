@@ -13,20 +13,10 @@ The table, ``results.json``/``results.csv``, ``adp_vs_swept.png`` and the best t
 ``runs/tune_admc_clip``.
 """
 
-from __future__ import annotations
-
-import sys
 from pathlib import Path
 
-from cardrl.cli import main as cardrl_main
-
-SPACE = Path(__file__).resolve().parent / "spaces" / "admc_clip.json"
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cardrl_main(["tune", "doudizhu", "--space", str(SPACE), "--out", "runs/tune_admc_clip",
-                        *(sys.argv[1:] if argv is None else argv)])
-
+from cardrl.algorithms.dmc.tune import run_space
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_space("doudizhu", Path(__file__).resolve().parent / "spaces" / "admc_clip.json",
+                               "runs/tune_admc_clip"))

@@ -12,20 +12,10 @@ The table, ``results.json``/``results.csv``, ``adp_vs_swept.png`` and the best t
 ``runs/tune_dmc_lr``.
 """
 
-from __future__ import annotations
-
-import sys
 from pathlib import Path
 
-from cardrl.cli import main as cardrl_main
-
-SPACE = Path(__file__).resolve().parent / "spaces" / "lr.json"
-
-
-def main(argv: list[str] | None = None) -> int:
-    return cardrl_main(["tune", "doudizhu", "--space", str(SPACE), "--out", "runs/tune_dmc_lr",
-                        *(sys.argv[1:] if argv is None else argv)])
-
+from cardrl.algorithms.dmc.tune import run_space
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(run_space("doudizhu", Path(__file__).resolve().parent / "spaces" / "lr.json",
+                               "runs/tune_dmc_lr"))

@@ -78,11 +78,8 @@ def test_the_command_refuses_a_bad_space_before_starting_ray(tmp_path, capsys):
 @pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
 def test_every_experiment_space_applies_to_its_game(script):
     tree = ast.parse(script.read_text())
-    call = next(n for n in ast.walk(tree) if isinstance(n, ast.List) and n.elts
-                and isinstance(n.elts[0], ast.Constant) and n.elts[0].value == "tune")
-    game = call.elts[1].value
-    space = next(n.value.right.value for n in ast.walk(tree) if isinstance(n, ast.Assign)
-                 and getattr(n.targets[0], "id", None) == "SPACE")
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "run_space")
+    game, space = call.args[0].value, call.args[1].right.value  # run_space(GAME, <dir> / "spaces" / SPACE, OUT)
     assert _check(ROOT / "experiments" / "spaces" / space, game) >= 1
 
 

@@ -24,12 +24,17 @@ game's episode is a match) and reports each evaluation to Tune with an algorithm
 et al. 2020, "A System for Massively Parallel Hyperparameter Tuning"; or FIFO: every trial to its end) ranks trials
 on that ADP, never on the training loss. Each trial asks for the algorithm's own resources (RLlib's
 ``Algorithm.default_resource_request``: one CPU for the learner and sampling in the trial's process, one per env
-runner), so a 2-core machine runs two trials at once with ``--num-env-runners 0``.
+runner), so a 2-core machine runs two trials at once with ``--num-env-runners 0``. A trial whose process dies (a
+lost node, an OOM kill) is restarted up to ``--max-failures`` times from its last checkpoint: its frames, learner
+state and elapsed training time come back, so ``--stop-frames`` and ``--stop-time`` count on from there. A sweep
+whose driver died (a head node crash, Ctrl-C, a killed job) is continued by the same command with ``--resume``
+(Tune's ``Tuner.restore``): unfinished trials go on from their last checkpoint, finished ones are kept.
 
 Output, in ``--out`` (default ``runs/tune_<game>``): the table of every trial's last evaluation against the swept
 values (printed, ``results.json``, ``results.csv``), ``adp_vs_swept.png`` (the ADP with its interval against each
 swept option) and the best trial's checkpoint, an RLlib algorithm checkpoint that the ``checkpoint:PATH`` agent spec
-loads (``cardrl eval GAME --a checkpoint:PATH``). Tune's own records are in ``<out>/tune``. docs/tune.md shows how
+loads (``cardrl eval GAME --a checkpoint:PATH``). Tune's own records are in ``<out>/tune``, and the space and
+options the sweep was started with in ``<out>/sweep.json`` (what ``--resume`` checks). docs/tune.md shows how
 to sweep locally and on a cluster (``ray job submit``).
 """
 
@@ -51,15 +56,19 @@ from typing import Any
 
 from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, field_default, parse_duration
 
-__all__ = ["SweepSpace", "load_space", "check_space", "add_tune_arguments", "run_tune", "dmc_trial", "DOMAINS",
-           "SCHEDULERS"]
+__all__ = ["SweepSpace", "load_space", "check_space", "add_tune_arguments", "run_tune", "run_space", "dmc_trial",
+           "DOMAINS", "SCHEDULERS"]
 
 DOMAINS = ("grid", "choice", "uniform", "loguniform", "randint")
 SCHEDULERS = ("asha", "fifo")
 PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 _SPACE_KEYS = ("description", "fixed", "sweep", "num_samples")
 # run options that a sweep takes from its command line (every trial alike), not from the space file
-_RUN_SKIP = ("restore", "checkpoint_every", "eval_against", "out", "eval_every")
+_RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every")
+# what --resume does not compare with the sweep's start: how this invocation runs, not what the sweep is (the space is
+# compared by content, and keys the run adds to args)
+_NOT_COMPARED = ("command", "resume", "verbose", "argv", "space", "out", "fixed", "cwd")
+SWEEP_RECORD = "sweep.json"  # in --out: the space and options a sweep was started with, checked by --resume
 _MAX_CHECKED_COMBINATIONS = 64  # beyond this many, each swept option's values are checked one at a time
 
 
@@ -302,12 +311,24 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: the space file's, else 1)")
     parser.add_argument("--max-concurrent", type=int, default=0,
                         help="trials running at once (default: 0, as many as the cluster's CPUs hold)")
+    parser.add_argument("--max-failures", type=int, default=2,
+                        help="Tune's FailureConfig(max_failures): restarts of a trial whose process dies (a lost "
+                             "node, an OOM kill), each from the trial's last checkpoint (its last evaluation), so a "
+                             "long cluster sweep survives a lost worker at the cost of at most one --eval-every of "
+                             "training; a trial that keeps failing is given up after this many restarts; -1: "
+                             "unlimited, 0: never (default: 2)")
     parser.add_argument("--placement-strategy", default="PACK", choices=PLACEMENT_STRATEGIES,
                         help="how a trial's bundles (its learner, each env runner) are placed on a cluster's nodes; "
                              "SPREAD puts them on different nodes where it can (default: PACK)")
     parser.add_argument("--out", default=None,
                         help="sweep directory: results.json, results.csv, adp_vs_swept.png, Tune's records in "
                              "tune/ (default: runs/tune_<game>)")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the sweep in --out after its driver died (a head node crash, Ctrl-C, a killed "
+                             "job): unfinished trials go on from their last checkpoint, a trial that failed with no "
+                             "restart left gets one more go from its checkpoint, finished ones are kept; give the "
+                             "command the sweep was started with, any other space or option is refused; starts a "
+                             "fresh sweep when --out has none")
     parser.add_argument("--eval-every", type=parse_duration, default=180.0,
                         help="evaluate against --metric-against this often, e.g. 2m; each evaluation is one report "
                              "to the scheduler, with a checkpoint (0: once, at the end of a trial) "
@@ -344,7 +365,8 @@ def _trial_resources(config: Any, strategy: str) -> Any:
 def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     """One trial (a Tune function trainable): DMC with the trial's option ``values`` over ``args``, evaluated against
     ``args.metric_against`` every ``args.eval_every`` and at the end; each evaluation is reported with a checkpoint.
-    A trial Tune restarts resumes from its last checkpoint."""
+    A trial Tune restarts (``--max-failures``) resumes from its last checkpoint: its frames and its elapsed
+    training time (the checkpoint's ``run_info``) go on, and so do the stop rule and ``time_s``."""
     import ray
     from ray import tune
 
@@ -358,9 +380,11 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     config = build_config(targs)
     algo = config.build_algo()
     start_ckpt = tune.get_checkpoint()
+    trained_s = 0.0
     if start_ckpt is not None:
         with start_ckpt.as_directory() as path:
-            algo.restore_from_path(path)
+            algo.restore_from_path(path)  # DMC's counters (frames, deals) and run_info (time_s) come back with it
+        trained_s = float(algo.run_info.get("time_s") or 0.0)
     baselines = evaluation_baselines(config, [targs.metric_against], targs)
     done_at = stop_rule(targs)
     # where the trial runs: its own node and each env runner's (a cluster's placement, docs/tune.md); one string, as
@@ -368,7 +392,8 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     runners = algo.env_runner_group.foreach_env_runner(lambda runner: ray.get_runtime_context().get_node_id(),
                                                        local_env_runner=False) if config.num_env_runners else []
     where = {"node_id": ray.get_runtime_context().get_node_id(), "runner_node_ids": ",".join(runners)}
-    start = last_eval = time.time()
+    last_eval = time.time()
+    start = last_eval - trained_s  # a restarted trial's clock goes on from its checkpoint, as its frames do
     try:
         while True:
             result = algo.train()
@@ -381,6 +406,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
                            "sides": {k: v for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high")},
                            "frames_trained": frames, "deals": int(result.get("deals", 0)),
                            "time_s": round(now - start, 1), "final": bool(done), **where}
+                algo.run_info = {"time_s": metrics["time_s"]}
                 with tempfile.TemporaryDirectory(prefix="cardrl_tune_") as tmp:
                     algo.save_to_path(tmp)
                     tune.report(metrics, checkpoint=tune.Checkpoint.from_directory(tmp))
@@ -392,7 +418,9 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def _printer(score_name: str, against: str, names: list[str]) -> Any:
-    """A Tune callback that prints one line per reported evaluation (Tune's own tables stay off)."""
+    """A Tune callback that prints one line per reported evaluation (Tune's own tables stay off) and one per failure
+    of a trial's process. (A restored sweep runs the copy of it that Tune kept in ``tuner.pkl``, so it holds no
+    state that the driver reads back.)"""
     from ray.tune import Callback
 
     class PrintEvaluations(Callback):
@@ -403,8 +431,22 @@ def _printer(score_name: str, against: str, names: list[str]) -> Any:
                   f"[{result['adp_low']:+.3f}, {result['adp_high']:+.3f}]"
                   + (" | done" if result.get("final") else ""), flush=True)
 
+        def on_trial_recover(self, iteration, trials, trial, **info):
+            last = trial.latest_checkpoint_result
+            since = (f"its checkpoint of eval {last.metrics.get('training_iteration')} (frames "
+                     f"{last.metrics.get('frames_trained', 0):,}, {last.metrics.get('time_s', 0):,.0f}s trained)"
+                     if last is not None and last.checkpoint is not None else "the start (no checkpoint yet)")
+            limit = "unlimited" if trial.max_failures < 0 else trial.max_failures
+            print(f"[{trial.trial_id}] failed (failure {trial.num_failures}, --max-failures {limit}): restarting "
+                  f"from {since}; see {_error_file(trial)}", flush=True)
+
         def on_trial_error(self, iteration, trials, trial, **info):
-            print(f"[{trial.trial_id}] failed: see {trial.local_path}/error.txt", flush=True)
+            print(f"[{trial.trial_id}] failed (failure {trial.num_failures}, no restart left): see "
+                  f"{_error_file(trial)}", flush=True)
+
+    def _error_file(trial: Any) -> str:
+        # the copy in the sweep directory (Tune syncs it from the driver's staging dir), not the one under /tmp/ray
+        return str(Path(trial.path or trial.local_path) / "error.txt")
 
     return PrintEvaluations()
 
@@ -418,7 +460,8 @@ def _label(value: Any) -> str:
 
 
 def _command_line(args: argparse.Namespace) -> str:
-    return shlex.join(["cardrl", "tune", *getattr(args, "argv", [])]) if getattr(args, "argv", None) else ""
+    # args.argv is cardrl's own command line (cli.main), the "tune" command included
+    return shlex.join(["cardrl", *args.argv]) if getattr(args, "argv", None) else ""
 
 
 def run_tune(args: argparse.Namespace) -> int:
@@ -438,10 +481,22 @@ def run_tune(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-concurrent must be >= 0, got {args.max_concurrent}")
     if args.num_env_runners < 0:
         raise ValueError(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
+    if args.max_failures < -1:
+        raise ValueError(f"--max-failures must be >= -1 (-1: unlimited, 0: never restart), got {args.max_failures}")
     _baseline_factory(args.metric_against, spec.name, spec.full_options({}), args.seed)  # a bad spec fails now
     checked = check_space(space, args)
     out = Path(args.out or f"runs/tune_{spec.name}").resolve()
+    experiment = out / "tune"
+    started = _sweep_record(args, space)
+    resuming = bool(args.resume) and _can_resume(experiment)
+    if resuming:
+        started = _check_resume(out, started)
+        print(f"--resume: continuing the sweep in {experiment} ({_trial_statuses(experiment)})", flush=True)
+    elif args.resume:
+        print(f"--resume: {experiment} has no sweep to continue; starting a fresh sweep", flush=True)
     out.mkdir(parents=True, exist_ok=True)
+    if not resuming:
+        (out / SWEEP_RECORD).write_text(json.dumps(started, indent=1) + "\n")
 
     import ray
     from ray import tune
@@ -477,21 +532,29 @@ def run_tune(args: argparse.Namespace) -> int:
     os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
     os.environ.setdefault("TUNE_WARN_EXCESSIVE_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S", "0")
     trainable = tune.with_resources(tune.with_parameters(dmc_trial, args=args), resources)
-    tuner = tune.Tuner(
-        trainable, param_space=space.param_space(),
-        tune_config=tune.TuneConfig(metric="adp", mode="max", scheduler=scheduler, num_samples=samples,
-                                    max_concurrent_trials=args.max_concurrent or None),
-        run_config=tune.RunConfig(name="tune", storage_path=str(out), verbose=0,
-                                  checkpoint_config=tune.CheckpointConfig(num_to_keep=1),
-                                  callbacks=[_printer(score_name, args.metric_against, names)]))
+    if resuming:
+        # the scheduler, the search state, the failure config and the printer come back from Tune's own records;
+        # they equal this command's, which _check_resume made sure of. A trial that failed with no restart left gets
+        # one more go from its checkpoint (its failures still count, so it is not retried again)
+        tuner = tune.Tuner.restore(str(experiment), trainable=trainable, resume_unfinished=True, resume_errored=True)
+    else:
+        tuner = tune.Tuner(
+            trainable, param_space=space.param_space(),
+            tune_config=tune.TuneConfig(metric="adp", mode="max", scheduler=scheduler, num_samples=samples,
+                                        max_concurrent_trials=args.max_concurrent or None),
+            run_config=tune.RunConfig(name="tune", storage_path=str(out), verbose=0,
+                                      checkpoint_config=tune.CheckpointConfig(num_to_keep=1),
+                                      failure_config=tune.FailureConfig(max_failures=args.max_failures),
+                                      callbacks=[_printer(score_name, args.metric_against, names)]))
     grid = tuner.fit()
-    rows = _rows(grid, names)
+    rows = _rows(grid, names, _trial_states(experiment))
     best = _best(rows)
+    unfinished = [r["trial"] for r in rows if r["status"] == "unfinished"]
     record = {"game": spec.name, "space": space.path, "description": space.description, "fixed": space.fixed,
               "swept": {n: {"domain": d, "values": v} for n, (d, v) in space.sweep.items()},
               "metric": f"{score_name} vs {args.metric_against}", "scheduler": args.scheduler,
-              "command": _command_line(args), "trials": rows, "best": best,
-              "errors": [str(e) for e in grid.errors]}
+              "max_failures": args.max_failures, "command": started["command"] or _command_line(args),
+              "resumed": resuming, "trials": rows, "best": best, "errors": [str(e) for e in grid.errors]}
     (out / "results.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
     _write_csv(out / "results.csv", rows, names)
     png = _plot(out / "adp_vs_swept.png", rows, names, space, f"{score_name} vs {args.metric_against}", spec.title)
@@ -503,12 +566,95 @@ def run_tune(args: argparse.Namespace) -> int:
               f"\n  cardrl eval {spec.name} --a checkpoint:{best['checkpoint']} --b {args.metric_against}", flush=True)
     for err in grid.errors:
         print(f"trial error: {err}", file=sys.stderr)
-    return 0 if not grid.errors and best is not None else 1
+    if unfinished:
+        again = _command_line(args) or f"cardrl tune {spec.name} --space {space.path} --out {out}"
+        print(f"the sweep stopped before trial(s) {', '.join(unfinished)} finished; continue it with:\n  "
+              f"{again}{'' if args.resume else ' --resume'}", flush=True)
+    return 0 if not grid.errors and not unfinished and best is not None else 1
+
+
+# ---- --resume ----------------------------------------------------------------------------------------------------
+def _normal(value: Any) -> Any:
+    """``value`` as JSON gives it back (tuples as lists, paths as strings), so a record compares with a fresh one."""
+    return json.loads(json.dumps(value, default=str, sort_keys=True))
+
+
+def _sweep_record(args: argparse.Namespace, space: SweepSpace) -> dict[str, Any]:
+    """What a sweep is: its space (by content, not by path) and every option of the command line."""
+    return {"space": space.path, "command": _command_line(args),
+            "space_content": _normal({"fixed": space.fixed, "sweep": space.sweep, "num_samples": space.num_samples}),
+            "options": _normal({k: v for k, v in sorted(vars(args).items()) if k not in _NOT_COMPARED})}
+
+
+def _can_resume(experiment: Path) -> bool:
+    """Tune can restore the sweep in ``experiment``: its ``tuner.pkl`` and a saved experiment state (a driver that
+    died right after starting Tune leaves the one without the other)."""
+    from ray import tune
+
+    return tune.Tuner.can_restore(str(experiment)) and any(experiment.glob("experiment_state-*.json"))
+
+
+def _check_resume(out: Path, now: dict[str, Any]) -> dict[str, Any]:
+    """The record of the sweep in ``out`` when ``now`` (this command's) continues it; ValueError naming what
+    differs otherwise: Tune restores the scheduler, the search and the failure config as the sweep started them, so
+    another value of any option would be ignored or would change trials half-way."""
+    path = out / SWEEP_RECORD
+    if not path.is_file():
+        raise ValueError(f"--resume: {out / 'tune'} holds a sweep, but {path}, the record of the space and options "
+                         f"it was started with, is missing, so this command can not be checked against it; start a "
+                         f"new sweep in another --out")
+    then = json.loads(path.read_text())
+    if then["space_content"] != now["space_content"]:
+        parts = [f"{k} {json.dumps(now['space_content'].get(k))} (was {json.dumps(then['space_content'].get(k))})"
+                 for k in ("fixed", "sweep", "num_samples")
+                 if now["space_content"].get(k) != then["space_content"].get(k)]
+        raise ValueError(f"--resume: --space {now['space']} is not the space the sweep in {out} was started with "
+                         f"({then['space']}): {'; '.join(parts)}; give that space, or start a new sweep in another "
+                         f"--out")
+    differ = [f"--{k.replace('_', '-')} {_label(now['options'].get(k))} (was {_label(then['options'].get(k))})"
+              for k in sorted(set(now["options"]) | set(then["options"]))
+              if now["options"].get(k) != then["options"].get(k)]
+    if differ:
+        raise ValueError(f"--resume continues the sweep in {out} with the options it was started with"
+                         + (f" ({then['command']})" if then.get("command") else "")
+                         + f"; these differ: {', '.join(differ)}; give those, or start a new sweep in another --out")
+    return then
+
+
+def _trial_states(experiment: Path) -> dict[str, Any]:
+    """Trial id -> Tune's record of the trial (its status and ``num_failures``), from the sweep's saved state."""
+    from ray.tune import ExperimentAnalysis
+
+    try:
+        return {t.trial_id: t for t in ExperimentAnalysis(str(experiment)).trials}
+    except Exception as err:  # the table and results are still worth writing without restarts and statuses
+        print(f"could not read Tune's trial states in {experiment}: {err}", file=sys.stderr)
+        return {}
+
+
+def _trial_statuses(experiment: Path) -> str:
+    """``"2 trial(s): 1 to continue, 1 finished"``, from the sweep's saved state."""
+    from collections import Counter
+
+    counts = Counter("finished" if t.status == "TERMINATED" else "failed with no restart left"
+                     if t.status == "ERROR" else "to continue" for t in _trial_states(experiment).values())
+    return f"{sum(counts.values())} trial(s): " + ", ".join(f"{n} {what}" for what, n in counts.items())
+
+
+def run_space(game: str, space: str | Path, out: str | Path, argv: list[str] | None = None) -> int:
+    """An experiment's sweep (the ``experiments/tune_*.py`` entry points): ``cardrl tune GAME --space SPACE --out
+    OUT`` followed by ``argv`` (default: the script's own arguments, ``sys.argv[1:]``), so that every option of
+    ``cardrl tune`` is accepted and wins over these defaults. Returns the command's exit status."""
+    from cardrl.cli import main
+
+    return main(["tune", game, "--space", str(space), "--out", str(out), *(sys.argv[1:] if argv is None else argv)])
 
 
 # ---- results -----------------------------------------------------------------------------------------------------
-def _rows(grid: Any, names: list[str]) -> list[dict]:
-    """One row per trial: its swept values and its last evaluation (ADP with its interval, frames, status)."""
+def _rows(grid: Any, names: list[str], states: dict[str, Any] | None = None) -> list[dict]:
+    """One row per trial: its swept values and its last evaluation (ADP with its interval, frames, status), and the
+    restarts Tune made of it, from Tune's record of the trial (``states``: trial id -> Tune's Trial): a trial that
+    did not finish (an interrupted sweep) is ``unfinished``."""
     rows = []
     for result in grid:
         metrics = result.metrics or {}
@@ -517,13 +663,19 @@ def _rows(grid: Any, names: list[str]) -> list[dict]:
         if "adp" in metrics:
             row.update({k: metrics[k] for k in ("adp", "adp_low", "adp_high", "frames_trained", "time_s")})
             row["evaluations"] = int(metrics.get("training_iteration", 0))
-            row["status"] = "completed" if metrics.get("final") else "stopped early"
+            # a trial that failed after evaluating, with no restart left, is an error, not stopped early
+            row["status"] = "error" if result.error else "completed" if metrics.get("final") else "stopped early"
         else:
             row.update({"adp": None, "adp_low": None, "adp_high": None, "frames_trained": None, "time_s": None,
                         "evaluations": 0, "status": "error" if result.error else "no evaluation"})
         row["node_id"] = metrics.get("node_id")
         row["runner_node_ids"] = [n for n in str(metrics.get("runner_node_ids") or "").split(",") if n]
         row["checkpoint"] = result.checkpoint.path if result.checkpoint is not None else None
+        state = (states or {}).get(row["trial"])
+        if state is not None and state.status not in ("TERMINATED", "ERROR"):
+            row["status"] = "unfinished"
+        # every failure but the last of a trial that ended in error was followed by a restart
+        row["restarts"] = (max(0, state.num_failures - (state.status == "ERROR")) if state is not None else 0)
         rows.append(row)
     return rows
 
