@@ -1,18 +1,11 @@
-"""``cardrl play``: reading typed moves per game (good, bad, ambiguous), the session core, and the command driven
-through a real pseudo-terminal for a whole deal of every game (typed cards, picks by number, a bad move, pass, the
-result and a replay line that the engine's ``replay`` reproduces)."""
+"""``cardrl play``: reading typed moves per game (good, bad, ambiguous), the session core without a terminal, and
+bad options. The command driven through a real pseudo-terminal (a whole deal of every game, end of input, quit and
+resume) is tested in test_play_pty.py."""
 
 from __future__ import annotations
 
-import contextlib
 import io
-import os
-import pty
 import re
-import select
-import subprocess
-import sys
-import time
 
 import numpy as np
 import pytest
@@ -21,9 +14,6 @@ from cardrl.cards import string_to_rank_counts
 from cardrl.eval.agents import build_agent
 from cardrl.games.registry import get_game
 from cardrl.play import PlaySession, notation_for, parse_input, run_session
-from helpers.play_screen import listed_moves
-
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -271,234 +261,8 @@ def test_session_core_without_a_terminal():
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# the command in a pseudo-terminal
+# the command's options
 # ---------------------------------------------------------------------------------------------------------------
-# Every wait below is for expected output (select on the terminal, no sleeps), so a generous limit costs nothing
-# when the machine is quiet and keeps the tests from failing when other processes load every core: starting the
-# command (imports, the agents) is the slowest step, a reply to a typed line the quickest.
-START_TIMEOUT = 300.0  # the command's first output
-TIMEOUT = 180.0  # any later output
-
-
-class Terminal:
-    """``cardrl play ...`` on a pseudo-terminal (stdin, stdout and stderr are the pty's slave end).
-
-    :meth:`expect` waits for a regex in what the terminal shows after the previous match; patterns that capture a
-    line's text end in ``\\n`` so that a line read in two chunks is never taken half-read.
-    """
-
-    def __init__(self, *args: str):
-        master, slave = pty.openpty()
-        env = dict(os.environ, PYTHONUNBUFFERED="1", TERM="dumb", COLUMNS="120")
-        self.proc = subprocess.Popen([sys.executable, "-m", "cardrl.cli", "play", *args], stdin=slave, stdout=slave,
-                                     stderr=slave, cwd=REPO, env=env, close_fds=True)
-        os.close(slave)
-        self.fd: int | None = master
-        self.text = ""  # everything the terminal showed
-        self.pos = 0  # where the next expect starts
-        self.closed = False  # the program closed the terminal (end of output)
-
-    def _read(self, timeout: float) -> bool:
-        """Read what the terminal shows within ``timeout`` seconds; False once the program closed it."""
-        if self.closed:
-            return False
-        ready, _, _ = select.select([self.fd], [], [], timeout)
-        if not ready:
-            return True
-        try:
-            chunk = os.read(self.fd, 65536)
-        except OSError:  # EIO: the program closed the terminal
-            chunk = b""
-        if not chunk:
-            self.closed = True
-            return False
-        self.text += chunk.decode("utf-8", "replace").replace("\r\n", "\n")
-        return True
-
-    def expect(self, pattern: str, timeout: float = TIMEOUT) -> re.Match:
-        regex = re.compile(pattern)
-        deadline = time.monotonic() + timeout
-        while True:
-            m = regex.search(self.text, self.pos)
-            if m:
-                self.pos = m.end()
-                return m
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"timed out after {timeout:g}s waiting for {pattern!r}; the terminal showed:\n"
-                                     f"{self.text[-3000:]}")
-            if not self._read(left):
-                raise AssertionError(f"the program ended before {pattern!r}:\n{self.text[-3000:]}")
-
-    def send(self, line: str) -> None:
-        os.write(self.fd, (line + "\n").encode())
-
-    def wait(self, timeout: float = TIMEOUT) -> int:
-        """Read what is left until the program closes the terminal, then its exit status."""
-        deadline = time.monotonic() + timeout
-        while self._read(max(0.0, min(deadline - time.monotonic(), 1.0))):
-            if time.monotonic() >= deadline:
-                raise AssertionError(f"the program did not end within {timeout:g}s:\n{self.text[-3000:]}")
-        return self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-        if self.fd is not None:
-            os.close(self.fd)
-            self.fd = None
-
-
-
-
-def _cards_of(game: str, text: str) -> str:
-    """How to type a listed move as cards."""
-    if game == "guandan":
-        inner = text.split("[", 1)[1].rstrip("]") if "[" in text else text.split()[-1]
-        return inner.replace("*", "")
-    return text
-
-
-def _play_through(game: str, args: list[str], prefer_pass: bool = False, max_turns: int = 400) -> dict:
-    """Drive a whole game on a pty: a bad move and an unreadable line first, moves typed as cards and by number,
-    pass; answers ambiguities by number. Returns what was seen."""
-    term = Terminal(game, *args)
-    seen = {"cards": 0, "number": 0, "pass": 0, "bad": 0, "ambiguous": 0, "tribute": 0}
-    try:
-        term.expect(r"cardrl play " + game, timeout=START_TIMEOUT)
-        for turn in range(max_turns):
-            m = term.expect(r"(Your move: |Game over\.)")
-            if m.group(1) == "Game over.":
-                break
-            screen = term.text[term.text.rfind("=" * 72):]
-            assert "Your hand (" in screen and "Cards left: " in screen and "Legal moves (" in screen
-            moves = listed_moves(screen)
-            assert moves, screen
-            if turn == 0:
-                bad = {"doudizhu": "33333", "big2": "3d 3d", "guandan": "3d 3d 3d"}[game]
-                term.send(bad)
-                term.expect(r"Not a legal move: [^\n]+\n")
-                term.expect("Your move: ")
-                term.send("xyz")
-                term.expect(r"Not a legal move: cannot read 'xyz'[^\n]*\n")
-                term.expect("Your move: ")
-                seen["bad"] += 1
-            if "You pay tribute" in screen or "You return a card" in screen:
-                seen["tribute"] += 1
-            plays = [(i, t) for i, t in moves if t != "pass"]
-            if moves[0][1] == "pass" and (not plays or seen["pass"] == 0 or turn % (4 if prefer_pass else 3) != 1):
-                term.send("pass" if seen["pass"] % 2 == 0 else "p")
-                seen["pass"] += 1
-                continue
-            if seen["cards"] <= seen["number"]:
-                typed = _cards_of(game, plays[0][1])
-                if game == "guandan" and typed.split()[0].lower() in ("tribute", "return"):
-                    typed = typed.split()[-1]
-                term.send(typed.lower() if turn % 2 else typed)
-                seen["cards"] += 1
-            else:
-                term.send(f"#{plays[-1][0]}")
-                seen["number"] += 1
-            after = term.expect(r"(Ambiguous: [^\n]*\n|\n  you \()")
-            if after.group(1).startswith("Ambiguous"):
-                seen["ambiguous"] += 1
-                pick = re.search(r"#(\d+)", after.group(1)).group(1)
-                term.expect("Your move: ")
-                term.send(f"#{pick}")
-        else:  # pragma: no cover
-            pytest.fail(f"{game}: the deal did not end within {max_turns} of my turns")
-        term.expect(r"You[^\n]*: [+-]?\d[^\n]*\n")
-        replay = term.expect(r"Replay: (cardrl play [^\n]+)\n").group(1)
-        rc = term.wait()
-    finally:
-        term.close()
-    assert rc == 0, term.text[-2000:]
-    seen["text"] = term.text
-    seen["replay"] = replay
-    return seen
-
-
-def _check_replay(game: str, replay: str, options: dict) -> None:
-    seed = int(re.search(r"--seed (\d+)", replay).group(1))
-    ids = [int(a) for a in replay.split("--replay ", 1)[1].split(",")]
-    engine = get_game(game).engine_class.replay(seed, ids, **options)
-    assert engine.is_over
-    # the printed line itself replays the finished deal to the same result (run in-process, without a terminal)
-    from cardrl.cli import main
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert main(replay.split()[1:]) == 0
-    assert "Game over." in out.getvalue() and f"Replayed {len(ids)} actions." in out.getvalue()
-    return engine
-
-
-def test_pty_doudizhu_whole_deal():
-    seen = _play_through("doudizhu", ["--seed", "11", "--seat", "0", "--show", "20"])
-    text = seen["text"]
-    assert seen["bad"] and seen["pass"] and seen["cards"] and seen["number"]
-    assert "Not a legal move: you do not hold 33333" in text
-    assert re.search(r"Your hand \(20\): [3-9TJQKA2BR ]+\n", text)
-    assert "To beat: " in text and "Cards left: you (landlord) " in text
-    assert "Payoffs (ADP): landlord" in text
-    engine = _check_replay("doudizhu", seen["replay"], {})
-    you = float(re.search(r"You \(landlord\): ([+-][\d.]+)", text).group(1))
-    assert engine.payoffs()[0] == you
-
-
-def test_pty_big2_whole_deal():
-    seen = _play_through("big2", ["--seed", "4", "--seat", "south"])
-    text = seen["text"]
-    assert seen["bad"] and seen["pass"] and seen["cards"] and seen["number"]
-    assert "Not a legal move: cannot read '3d 3d': '3d 3d' names 3d 2 times" in text
-    assert re.search(r"Your hand \(13\): ([2-9TJQKA][dchs] ?)+\n", text)
-    assert "Cards left: west " in text and "you (south)" in text
-    engine = _check_replay("big2", seen["replay"], {})
-    you = float(re.search(r"You: ([+-][\d.]+)", text).group(1))
-    assert engine.payoffs()[1] == you and "wins; cards left" in text
-
-
-def test_pty_guandan_two_deals_with_tribute():
-    """Two deals of a match; passing whenever allowed makes the person finish late, so they pay tribute (typed as
-    the card) in the second deal."""
-    seen = _play_through("guandan", ["--seed", "4", "--seat", "0", "--deals", "2", "--tribute-decisions"],
-                         prefer_pass=True)
-    text = seen["text"]
-    assert seen["bad"] and seen["pass"] and seen["cards"] and seen["number"]
-    assert "names 3d 3 times" in text
-    assert "Deal 1 over: out in order" in text and "--- deal 2 at level" in text
-    assert seen["tribute"] >= 1 and "you (seat 0): tribute " in text
-    assert "Deal 2 at level" in text and "Payoffs: team 0 (seats 0, 2)" in text
-    engine = _check_replay("guandan", seen["replay"], {"max_deals": 2, "tribute_decisions": True})
-    assert len(engine.deal_results) == 2
-    you = float(re.search(r"You \(seat 0, team 0\): ([+-]?[\d.]+)", text).group(1))
-    assert engine.payoffs()[0] == you
-
-
-def test_pty_end_of_input_and_quit_resume():
-    """ctrl-D at the prompt leaves cleanly with a line that resumes the deal; quit does too."""
-    term = Terminal("doudizhu", "--seed", "5", "--seat", "1")
-    try:
-        term.expect("Your move: ", timeout=START_TIMEOUT)
-        os.write(term.fd, b"\x04")
-        term.expect("End of input: leaving the game.")
-        replay = term.expect(r"Replay: (cardrl play [^\n]+)\n").group(1)
-        assert term.wait() == 0
-    finally:
-        term.close()
-    assert "--replay " in replay  # the landlord (seat 0) moved before the person
-    term = Terminal(*replay.split()[2:])
-    try:
-        term.expect(r"Replayed \d+ actions\.", timeout=START_TIMEOUT)
-        term.expect("Your move: ")
-        term.send("quit")
-        term.expect("You stopped the game.")
-        assert term.wait() == 0
-    finally:
-        term.close()
-
-
 def test_bad_options_are_refused_with_a_message(capsys):
     from cardrl.cli import main
 

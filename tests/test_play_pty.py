@@ -5,20 +5,22 @@ On every screen the hand is shown sorted in the game's order, every player's car
 count equal to their hand), and the legal moves are listed and numbered (``--show 0``: all of them). The person types
 moves as cards (``33344``, ``3d 4c 5h 6s 7d``, GuanDan's wild heart among them) and picks moves by number, passes, and
 types bad moves (cards they do not hold, an unreadable line, a number off the list, a wrong tribute card): each gets
-a clear one-line message and a new prompt, never a crash. The deal is played to the end: the result, the payoffs and
-a replay line, which the engine's ``replay`` turns into the same finished game. GuanDan plays three deals of a match
-with ``--tribute-decisions``: the person wins the first deal, so they receive tribute and return a card in the
-second; they lose the second, so they pay tribute in the third (seed chosen so that both happen; see :func:`choose`).
+a clear one-line message and a new prompt, never a crash; typed cards are read in any case. The deal is played to the
+end: the result, the payoffs and a replay line, which the engine's ``replay`` turns into the same finished game and
+which, run as a command, replays it. GuanDan plays three deals of a match with ``--tribute-decisions``: the person
+wins the first deal, so they receive tribute and return a card in the second; they lose the second, so they pay
+tribute in the third (seed chosen so that both happen; see :func:`choose`). End of input (ctrl-D) and ``quit`` leave
+a deal cleanly with a line that resumes it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import re
 import sys
 
-import numpy as np
 import pexpect
 import pytest
 
@@ -26,7 +28,8 @@ from cardrl.games.registry import get_game
 from helpers.play_screen import listed_moves
 
 RULE = "=" * 72
-TIMEOUT = 30  # seconds to wait for any one expected line
+START_TIMEOUT = 300  # seconds to wait for the command's first output (imports and agents: slow on a loaded machine)
+TIMEOUT = 30  # seconds to wait for any one later expected line
 SUIT_ORDER = "dchs"
 
 
@@ -137,6 +140,24 @@ def spawn(*args: str) -> pexpect.spawn:
                          env=env, dimensions=(60, 250), maxread=65536)
 
 
+@contextlib.contextmanager
+def playing(*args: str):
+    """``cardrl play ARGS`` on a pty, killed if the test leaves it running."""
+    child = spawn(*args)
+    try:
+        yield child
+    finally:
+        if child.isalive():
+            child.terminate(force=True)
+
+
+def expect_clean_exit(child: pexpect.spawn) -> None:
+    """The command ends with exit status 0."""
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+
+
 def bad_input(child: pexpect.spawn, text: str, expect: str) -> None:
     """Type a bad line: a one-line message containing ``expect``, then a new prompt."""
     child.sendline(text)
@@ -149,13 +170,12 @@ def bad_input(child: pexpect.spawn, text: str, expect: str) -> None:
 def play_through(game: str, args: list[str], bad: dict[str, str], players: int) -> dict:
     """Play a whole game on a pty with :func:`choose`, moves typed as cards and picked by number in turn, and the bad
     lines of ``bad`` (text -> expected message) on the first screen. Returns what was seen."""
-    child = spawn(game, *args, "--show", "0")
-    child.logfile_read = log = io.StringIO()  # everything the program wrote
     seen = {"typed": [], "numbers": 0, "passes": 0, "ambiguous": 0, "screens": 0, "tribute": 0, "return": 0,
             "wild_typed": 0, "deals": set()}
     state: dict = {}
-    try:
-        child.expect(r"cardrl play " + game)
+    with playing(game, *args, "--show", "0") as child:
+        child.logfile_read = log = io.StringIO()  # everything the program wrote
+        child.expect(r"cardrl play " + game, timeout=START_TIMEOUT)
         while True:
             i = child.expect([r"Your move: ", r"Game over\."])
             if i == 1:
@@ -185,8 +205,8 @@ def play_through(game: str, args: list[str], bad: dict[str, str], players: int) 
                 child.sendline("pass" if seen["passes"] % 2 == 0 else "p")
                 seen["passes"] += 1
             elif len(seen["typed"]) <= seen["numbers"] or "*" in text:
-                cards = move_cards(game, text)
-                child.sendline(("" if game == "doudizhu" else " ").join(cards))
+                typed = ("" if game == "doudizhu" else " ").join(move_cards(game, text))
+                child.sendline(typed.lower() if len(seen["typed"]) % 2 else typed)
                 seen["typed"].append(text)
                 seen["wild_typed"] += "*" in text
             else:
@@ -204,25 +224,27 @@ def play_through(game: str, args: list[str], bad: dict[str, str], players: int) 
         child.expect(r"Replay: (cardrl play [^\r\n]+)\r?\n")
         replay = child.match.group(1)
         result = child.before
-        child.expect(pexpect.EOF)
-        child.close()
-        assert child.exitstatus == 0, child.before
-    finally:
-        if child.isalive():
-            child.terminate(force=True)
+        expect_clean_exit(child)
     seen["result"] = result
     seen["replay"] = replay
     seen["text"] = log.getvalue()
     return seen
 
 
-def check_replay(game: str, replay: str, options: dict) -> np.ndarray:
-    """The replay line's seed and action ids rebuild the finished game; returns its payoffs."""
+def check_replay(game: str, replay: str, options: dict):
+    """The replay line's seed and action ids rebuild the finished game, and the line itself, run as a command (in
+    this process, without a terminal), replays it to the end; returns the rebuilt engine."""
     seed = int(re.search(r"--seed (\d+)", replay).group(1))
     ids = [int(a) for a in replay.split("--replay ", 1)[1].split(",")]
     engine = get_game(game).engine_class.replay(seed, ids, **options)
     assert engine.is_over
-    return np.asarray(engine.payoffs())
+    from cardrl.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(replay.split()[1:]) == 0
+    assert "Game over." in out.getvalue() and f"Replayed {len(ids)} actions." in out.getvalue()
+    return engine
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -235,19 +257,24 @@ def test_pty_doudizhu_deal_to_the_end():
     assert seen["passes"] and seen["numbers"] and seen["typed"]
     assert any(len(t) >= 5 for t in seen["typed"]), seen["typed"]  # a combination typed as cards, e.g. 33344
     assert re.search(r"You lead: play any combination", seen["text"]) and "To beat: " in seen["text"]
+    assert re.search(r"Your hand \(20\): [3-9TJQKA2BR ]+\r?\n", seen["text"])
+    assert "Cards left: you (landlord) " in seen["text"]
     assert "Payoffs (ADP): landlord" in seen["result"]
     you = float(re.search(r"You \(landlord\): ([+-][\d.]+)", seen["result"]).group(1))
-    assert check_replay("doudizhu", seen["replay"], {})[0] == you
+    assert check_replay("doudizhu", seen["replay"], {}).payoffs()[0] == you
 
 
 def test_pty_big2_deal_to_the_end():
     seen = play_through("big2", ["--seed", "4", "--seat", "south", "--opponents", "random"],
-                        {"3d 3d": "names 3d 2 times", "zz": "cannot read 'zz'", "#0": "there is no move #0"},
+                        {"3d 3d": "cannot read '3d 3d': '3d 3d' names 3d 2 times", "zz": "cannot read 'zz'",
+                         "#0": "there is no move #0"},
                         players=4)
     assert seen["passes"] and seen["numbers"] and seen["typed"]
+    assert re.search(r"Your hand \(13\): ([2-9TJQKA][dchs] ?)+\r?\n", seen["text"])
+    assert "Cards left: west " in seen["text"] and "you (south)" in seen["text"]
     assert "wins; cards left" in seen["result"]
     you = float(re.search(r"You: ([+-][\d.]+)", seen["result"]).group(1))
-    assert check_replay("big2", seen["replay"], {})[1] == you
+    assert check_replay("big2", seen["replay"], {}).payoffs()[1] == you
 
 
 GUANDAN_SEED = 4  # simulate(4, ...) shows a return in deal 2 and a tribute in deal 3 by the person
@@ -264,17 +291,28 @@ def test_pty_guandan_match_with_tribute_return_and_wild_cards():
     assert seen["deals"] == {0, 1, 2}
     assert seen["return"] >= 1 and seen["tribute"] >= 1, seen
     assert seen["wild_typed"] >= 1, "no move with the wild heart was typed"
-    assert "(wild: 2h*)" in text and "--- deal 2 at level" in text and "--- deal 3 at level" in text
+    assert "(wild: 2h*)" in text and "Deal 1 over: out in order" in text
+    assert "--- deal 2 at level" in text and "--- deal 3 at level" in text
     assert re.search(r"you \(seat 0\): return \w\w", text) and re.search(r"you \(seat 0\): tribute \w\w", text)
     assert "Deal 3 at level" in seen["result"] and "Payoffs: team 0 (seats 0, 2)" in seen["result"]
     you = float(re.search(r"You \(seat 0, team 0\): ([+-]?[\d.]+)", seen["result"]).group(1))
-    payoffs = check_replay("guandan", seen["replay"], options)
-    assert payoffs[0] == you
+    engine = check_replay("guandan", seen["replay"], options)
+    assert len(engine.deal_results) == 3 and engine.payoffs()[0] == you
 
 
-@pytest.mark.parametrize("seed", [GUANDAN_SEED])
-def test_guandan_seed_gives_the_person_a_return_and_a_tribute(seed):
-    """Why GUANDAN_SEED: played by :func:`choose` without a terminal, the person returns a card in deal 2 and pays
-    tribute in deal 3."""
-    decisions = simulate(seed, {"max_deals": 3, "tribute_decisions": True})
-    assert (1, "return") in decisions and (2, "tribute") in decisions, decisions
+def test_pty_end_of_input_and_quit_resume():
+    """ctrl-D at the prompt leaves cleanly with a line that resumes the deal; quit does too."""
+    with playing("doudizhu", "--seed", "5", "--seat", "1") as child:
+        child.expect("Your move: ", timeout=START_TIMEOUT)
+        child.sendeof()
+        child.expect("End of input: leaving the game.")
+        child.expect(r"Replay: (cardrl play [^\r\n]+)\r?\n")
+        replay = child.match.group(1)
+        expect_clean_exit(child)
+    assert "--replay " in replay  # the landlord (seat 0) moved before the person
+    with playing(*replay.split()[2:]) as child:
+        child.expect(r"Replayed \d+ actions\.", timeout=START_TIMEOUT)
+        child.expect("Your move: ")
+        child.sendline("quit")
+        child.expect("You stopped the game.")
+        expect_clean_exit(child)

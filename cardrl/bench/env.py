@@ -206,7 +206,7 @@ def wild_lead_hands(spec: GameSpec | str, count: int = HANDS_PER_SIZE, seed: int
     ``seed * 100_000 + 0, 1, ...`` in seat order, until every count 0 .. (copies of the wild kinds) has ``count``
     hands (at most ``400 * count`` deals; a count never dealt is left out)."""
     spec = get_game(spec)
-    engine = spec.make_engine(**_deal_options(spec)).reset(seed * 100_000)
+    engine = spec.make_engine(**_deal_options(spec))  # each deal below resets it
     if not callable(getattr(engine, "wild_kinds", None)):
         return {}
     size = lead_sizes(spec)[0]
