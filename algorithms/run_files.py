@@ -18,7 +18,7 @@ from typing import Any
 
 from cardrl.algorithms.dmc.settings import RunSettings, field_default, parse_duration, values_from_args
 
-__all__ = ["command_line", "write_config", "tensorboard", "log_scalars"]
+__all__ = ["run_dir", "command_line", "write_config", "tensorboard", "log_scalars"]
 
 # record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
@@ -34,6 +34,11 @@ def _jsonable(value: Any) -> bool:
 
 def _json_only(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if _jsonable(v)}
+
+
+def run_dir(args) -> Path:
+    """The run directory: ``--out``, else ``runs/<algo>_<game>`` (each game and algorithm its own)."""
+    return Path(args.out or f"runs/{args.algo}_{args.game}").resolve()
 
 
 def command_line(game: str, algo: str, sections: list[tuple[type, dict[str, Any]]]) -> str:

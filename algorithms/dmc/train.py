@@ -153,11 +153,6 @@ def _rss_mb() -> float:
         return 0.0
 
 
-def default_run_dir(game: str, algo: str = "dmc") -> str:
-    """``runs/<algo>_<game>``: each game and algorithm has its own run directory unless ``--out`` says otherwise."""
-    return f"runs/{algo}_{game}"
-
-
 def _flat(stats: dict) -> dict[str, float]:
     """A module's learner metrics as floats, leaving out those it did not log this iteration (NaN: a module is
     updated only when its own batch is ready)."""
@@ -191,7 +186,7 @@ def run_training(args) -> int:
     import ray
 
     from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
-    from cardrl.algorithms.run_files import log_scalars, tensorboard, write_config
+    from cardrl.algorithms.run_files import log_scalars, run_dir, tensorboard, write_config
 
     resume = bool(getattr(args, "resume", False))
     if resume and args.restore:
@@ -204,7 +199,7 @@ def run_training(args) -> int:
         else:
             ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False,
                      log_to_driver=False, configure_logging=False)
-    out = Path(args.out or default_run_dir(args.game, args.algo)).resolve()
+    out = run_dir(args)
     out.mkdir(parents=True, exist_ok=True)
     done_at = stop_rule(args)
     resume_from = latest_checkpoint(out) if resume else None

@@ -45,11 +45,11 @@ def run_training(args, given: set[str]) -> int:
     from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
     from cardrl.algorithms.masked_ppo.settings import PPOSettings
-    from cardrl.algorithms.run_files import write_config
+    from cardrl.algorithms.run_files import run_dir, write_config
 
     _init_ray(args)
     config = build_config(args, given)
-    out = Path(args.out or f"runs/ppo_{args.game}").resolve()
+    out = run_dir(args)
     out.mkdir(parents=True, exist_ok=True)
     write_config(out, args, config, PPOSettings, settings_from_args(args, PPOSettings, given), agent_kind="ppo")
     algo = config.build_algo()

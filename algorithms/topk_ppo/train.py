@@ -157,13 +157,13 @@ def _record(result: dict) -> tuple[dict, str]:
 
 def run_training(args, given: set[str]) -> int:
     """``cardrl train GAME --algo topk-ppo``."""
-    from cardrl.algorithms.run_files import write_config
+    from cardrl.algorithms.run_files import run_dir, write_config
     from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
 
     config = build_config(args, given)
     config.validate()  # a missing or foreign DMC checkpoint fails here, before Ray starts
     _init_ray(args)
-    out = Path(args.out or f"runs/topk-ppo_{args.game}").resolve()
+    out = run_dir(args)
     out.mkdir(parents=True, exist_ok=True)
     write_config(out, args, config, TopKPPOSettings, settings_from_args(args, TopKPPOSettings, given),
                  agent_kind="topk-ppo")
