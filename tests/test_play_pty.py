@@ -300,6 +300,14 @@ def test_pty_guandan_match_with_tribute_return_and_wild_cards():
     assert len(engine.deal_results) == 3 and engine.payoffs()[0] == you
 
 
+@pytest.mark.parametrize("seed", [GUANDAN_SEED])
+def test_guandan_seed_gives_the_person_a_return_and_a_tribute(seed):
+    """Why GUANDAN_SEED: played by :func:`choose` without a terminal, the person returns a card in deal 2 and pays
+    tribute in deal 3."""
+    decisions = simulate(seed, {"max_deals": 3, "tribute_decisions": True})
+    assert (1, "return") in decisions and (2, "tribute") in decisions, decisions
+
+
 def test_pty_end_of_input_and_quit_resume():
     """ctrl-D at the prompt leaves cleanly with a line that resumes the deal; quit does too."""
     with playing("doudizhu", "--seed", "5", "--seat", "1") as child:
