@@ -207,7 +207,8 @@ def test_no_q_gradient_reaches_the_opponent_model():
 
 # ---- config: what fits what ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("game,env,om,message", [
-    ("doudizhu", {}, "luo_tan", "does not read doudizhu's douzero_v1 features; it fits: doudizhu"),
+    ("doudizhu", {}, "luo_tan",
+     r"does not read doudizhu's douzero_v1 features; it reads, by game, the features \(--features\): doudizhu: unified;"),
     ("big2", {}, "douzero_plus", "does not read big2's luo_tan_v1 features"),
     ("guandan", {}, "douzero_plus", "does not read guandan's danzero_v1 features"),
     ("doudizhu", {}, "oracle", "opponent_model='oracle' is unknown"),

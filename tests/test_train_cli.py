@@ -50,3 +50,42 @@ def test_train_cli_rejects_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         main(["train", "doudizhu", "--stop-time", "ten minutes"])
     assert "is not a duration" in capsys.readouterr().err
+
+
+def _train_args(*flags: str):
+    from cardrl.cli import build_parser
+
+    return build_parser().parse_args(["train", *flags])
+
+
+def test_an_opponent_model_picks_the_one_encoder_that_feeds_it_and_says_so():
+    """`cardrl train doudizhu --opponent-model luo_tan` was refused because DouDiZhu's default features are
+    DouZero's; exactly one DouDiZhu encoder (the unified one) feeds Luo & Tan's model, so it is chosen, in one line."""
+    from cardrl.algorithms.dmc.train import build_config
+
+    said = []
+    config = build_config(_train_args("doudizhu", "--opponent-model", "luo_tan"), say=said.append)
+    config.validate()
+    assert config.env_config["features"] == "unified"
+    assert said == ["--opponent-model luo_tan reads unified features, not doudizhu's default douzero: training "
+                    "with --features unified"]
+    # the default encoder already feeds DouZero+'s model, and an explicit --features is never overridden
+    said.clear()
+    assert "features" not in build_config(_train_args("doudizhu", "--opponent-model", "douzero_plus"),
+                                          say=said.append).env_config
+    explicit = build_config(_train_args("doudizhu", "--opponent-model", "luo_tan", "--features", "douzero"),
+                            say=said.append)
+    assert said == [] and explicit.env_config["features"] == "douzero"
+    with pytest.raises(ValueError, match=r"does not read doudizhu's douzero_v1 features; it reads, by game, the features \(--features\): "
+                       r"doudizhu: unified; big2: unified; guandan: danzero, danzero_keyed"):
+        explicit.validate()
+
+
+def test_an_opponent_model_several_encoders_feed_names_the_flag_and_its_values():
+    from cardrl.algorithms.dmc.train import pick_features
+
+    reads = {"plain": (), "unified": ("luo_tan",), "unified_keyed": ("luo_tan",)}
+    with pytest.raises(ValueError, match=r"choose one with --features \(unified, unified_keyed\)"):
+        pick_features("somegame", "plain", reads, None, "luo_tan")
+    assert pick_features("somegame", "plain", reads, "unified_keyed", "luo_tan") == ("unified_keyed", None)
+    assert pick_features("somegame", "plain", reads, None, "douzero_plus") == (None, None)  # validate() refuses it

@@ -49,14 +49,53 @@ def env_config_from_args(args) -> dict:
     return env_config
 
 
-def build_config(args):
-    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources."""
+def features_for_opponent_model(game: str, features: str | None, opponent_model: str | None
+                                ) -> tuple[str | None, str | None]:
+    """The feature encoder a ``cardrl train`` run with ``opponent_model`` uses, and a one-line note when it is not
+    the one asked for (:func:`pick_features` over the game's encoders)."""
+    from cardrl.games.registry import get_game
+
+    spec = get_game(game)
+    reads = {name: tuple(spec.make_features(name).opponent_models) for name in spec.features}
+    return pick_features(spec.name, spec.default_features, reads, features, opponent_model)
+
+
+def pick_features(game: str, default: str, reads: dict[str, tuple[str, ...]], features: str | None,
+                  opponent_model: str | None) -> tuple[str | None, str | None]:
+    """``(features, note)`` for a run of ``game`` whose encoders (``reads``: encoder name -> the opponent models it
+    feeds) include ``default``.
+
+    With ``features`` given, no opponent model, or a default encoder that feeds the model: ``features`` unchanged and
+    no note (DMCConfig.validate judges the pair). Otherwise the one encoder of the game that feeds the model, with a
+    note saying so (DouDiZhu: DouZero's features feed DouZero+'s model, the unified ones Luo & Tan's); ValueError
+    naming ``--features`` and its fitting values when several do. When none does, ``features`` unchanged: the
+    config's check names the games the model fits."""
+    if features is not None or opponent_model is None or opponent_model in reads.get(default, ()):
+        return features, None
+    fitting = [name for name, models in reads.items() if opponent_model in models]
+    if len(fitting) > 1:
+        raise ValueError(f"--opponent-model {opponent_model} does not read {game}'s default {default} features: "
+                         f"choose one with --features ({', '.join(fitting)})")
+    if not fitting:
+        return features, None
+    return fitting[0], (f"--opponent-model {opponent_model} reads {fitting[0]} features, not {game}'s default "
+                        f"{default}: training with --features {fitting[0]}")
+
+
+def build_config(args, say=print):
+    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources.
+    ``say`` prints the one-line notes about choices made for the user (the encoder an opponent model needs)."""
     from cardrl.algorithms.dmc.dmc import DMCConfig
     from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
     env_config = env_config_from_args(args)
+    features, note = features_for_opponent_model(spec.name, env_config.get("features"),
+                                                 getattr(args, "opponent_model", None))
+    if note:
+        env_config["features"] = features
+        say(note)
     settings = values_from_args(args, DMCSettings)
     runners = {k: settings.pop(k) for k in ("num_envs_per_env_runner", "rollout_fragment_length")}
     if settings.get("q_model") is None:

@@ -282,7 +282,7 @@ def check_space(space: SweepSpace, args: argparse.Namespace) -> int:
         combos = [{**first, n: v} for n, r in zip(names, reps) for v in r]
     for combo in combos:
         try:
-            build_config(_trial_args(args, {**space.fixed, **combo})).validate()
+            build_config(_trial_args(args, {**space.fixed, **combo}), say=lambda _: None).validate()
         except ValueError as err:
             shown = ", ".join(f"{k}={v!r}" for k, v in {**space.fixed, **combo}.items())
             raise SpaceError(f"space file {space.path} does not apply to {args.game} ({shown}): {err}") from None
@@ -507,7 +507,8 @@ def run_tune(args: argparse.Namespace) -> int:
     _ray_init(args)
     args.fixed = dict(space.fixed)
     args.cwd = os.getcwd()
-    resources = _trial_resources(build_config(_trial_args(args, space.fixed)), args.placement_strategy)
+    resources = _trial_resources(build_config(_trial_args(args, space.fixed), say=lambda _: None),
+                                 args.placement_strategy)
     per_trial = sum(b.get("CPU", 0) for b in resources.bundles)
     cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
     if per_trial > cluster_cpus:
