@@ -313,11 +313,12 @@ class DMCConfig(AlgorithmConfig):
                 errors.append(f"opponent_model={self.opponent_model!r} is unknown; allowed: None, "
                               f"{', '.join(map(repr, OPPONENT_MODELS))}")
             elif self.opponent_model not in features.opponent_models:
-                fits = [f"{name} ({get_game(name).make_features(fname).name})" for name in game_names()
-                        for fname in get_game(name).features
-                        if self.opponent_model in get_game(name).make_features(fname).opponent_models]
+                fits = {name: [fname for fname in get_game(name).features
+                               if self.opponent_model in get_game(name).make_features(fname).opponent_models]
+                        for name in game_names()}
                 errors.append(f"opponent_model={self.opponent_model!r} does not read {spec.name}'s {features.name} "
-                              f"features; it fits: {', '.join(fits)}")
+                              f"features; it reads, by game, the features (--features): "
+                              + "; ".join(f"{name}: {', '.join(fnames)}" for name, fnames in fits.items() if fnames))
             elif self.opponent_model == "luo_tan" and spec.search is None:
                 errors.append(f"opponent_model='luo_tan' learns every other player's minimum combination K: "
                               f"{spec.name} has no Minimum Combination Search")
