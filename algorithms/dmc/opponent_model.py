@@ -15,7 +15,7 @@ loss as a named function the learner adds to the Q loss (docs/architecture.md, "
   initialisation (the paper gives none): with PyTorch's default the deep ReLU trunk passes almost nothing of its
   input at first, and under DouZero's optimizer the card heads stayed at the base rate (docs/papers.md, "Does the
   opponent model learn?").
-- :class:`DouZeroPlusOpponentModel`, Zhao et al. 2022 (DouZero+), Sec. IV-A, Fig. 3 (results: Fig. 5-6), details
+- :class:`DouZeroPlusOpponentModel`, Zhao et al. 2022 (DouZero+), Sec. IV-A, Fig. 3 (results: Fig. 6), details
   from the authors' public code: the next player's number of cards of each of 15 ranks (13 heads 512 -> 256 -> 5
   and 2 joker heads 512 -> 5) over its own LSTM (162 -> 128) of DouZero's history and the state (319 / 430) through
   4 x 512 ReLU layers; counts above what the other players hold together get a logit of -1e7 (their "legal label");
