@@ -44,15 +44,15 @@ from ray.rllib.utils.metrics import (
 
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.coach import COACH
-from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, Q_MODELS, DMCSettings, field_default
+from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, OPTIMIZERS, Q_MODELS, DMCSettings, field_default
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
 MODELS = Q_MODELS
 SAMPLE_TAG = "dmc_sample"  # the tag of DMC's sample requests to remote env runners
 # DMC's own options (the rest of DMCSettings are RLlib's: lr, grad_clip, num_envs_per_env_runner, ...).
-_DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "rmsprop_alpha", "rmsprop_eps",
-                         "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
+_DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "optimizer", "rmsprop_alpha",
+                         "rmsprop_eps", "updates_per_iteration", "target_scale", "hidden_sizes", "prune", "prune_slack",
                          "prune_extra", "actor_q_clip", "buffer_frames", "opponent_model", "om_loss_weight",
                          "om_card_weight", "om_k_weight", "q_clip", "admc_gamma", "admc_q_floor", "oracle",
                          "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch",
@@ -300,6 +300,8 @@ class DMCConfig(AlgorithmConfig):
                 if isinstance(value, int) and value % self.num_learners:
                     errors.append(f"{name}={value} must be a multiple of num_learners={self.num_learners}: each "
                                   f"learner updates on an equal slice of every batch")
+        if self.optimizer not in OPTIMIZERS:
+            errors.append(f"optimizer={self.optimizer!r} is unknown; allowed: {', '.join(map(repr, OPTIMIZERS))}")
         if self.q_model not in MODELS:
             errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
         elif self.q_model == "douzero_lstm":

@@ -6,7 +6,9 @@ rows. The optimizer is DouZero's: RMSprop (lr 1e-4, alpha 0.99, eps 1e-5, moment
 module clipped to global norm 40 (``douzero/dmc/arguments.py``; ``nn.utils.clip_grad_norm_`` per position).
 
 Config attributes read (the DMC AlgorithmConfig provides them):
-``lr`` (float or RLlib lr schedule), ``rmsprop_alpha``, ``rmsprop_eps``, optional ``rmsprop_momentum`` (0.0),
+``lr`` (float or RLlib lr schedule), ``optimizer`` (``"rmsprop"``: torch's, DouZero's; ``"rmsprop_tf1"``: TF1's,
+DanZero's learner, :mod:`cardrl.algorithms.dmc.optimizers`), ``rmsprop_alpha``, ``rmsprop_eps``, optional
+``rmsprop_momentum`` (0.0),
 and RLlib's own ``grad_clip`` / ``grad_clip_by`` (DMC: 40.0 / "global_norm"), which the base Learner's
 ``postprocess_gradients_for_module`` applies per module and logs as ``gradients_default_optimizer_global_norm``
 (the norm before clipping).
@@ -31,6 +33,7 @@ from cardrl.algorithms.dmc.admc import admc_loss, range_clipped_loss
 from cardrl.algorithms.dmc.coach import COACH, COACH_LOGITS, COACH_SIDE, coach_loss
 from cardrl.algorithms.dmc.dmc_rl_module import Q, TARGET
 from cardrl.algorithms.dmc.opponent_model import opponent_model_loss
+from cardrl.algorithms.dmc.optimizers import TF1RMSprop
 
 ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (ADMC's Q_old, OADMCDou eq. 2)
 
@@ -50,10 +53,15 @@ def _required_attr(config: "AlgorithmConfig", name: str, example: str) -> Any:
     return getattr(config, name)
 
 
-def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") -> torch.optim.RMSprop:
-    """DouZero's optimizer from a config: RMSprop(alpha=config.rmsprop_alpha, eps=config.rmsprop_eps,
-    momentum=config.rmsprop_momentum or 0). The learning rate is set (and scheduled) by the Learner from
-    ``config.lr``."""
+def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") -> torch.optim.Optimizer:
+    """The Q-networks' optimizer from a config: DouZero's torch RMSprop(alpha=config.rmsprop_alpha,
+    eps=config.rmsprop_eps, momentum=config.rmsprop_momentum or 0), or with ``config.optimizer="rmsprop_tf1"``
+    DanZero's TF1 RMSProp (:class:`~cardrl.algorithms.dmc.optimizers.TF1RMSprop`, decay = ``rmsprop_alpha``). The
+    learning rate is set (and scheduled) by the Learner from ``config.lr``."""
+    if getattr(config, "optimizer", "rmsprop") == "rmsprop_tf1":
+        return TF1RMSprop(params, decay=float(_required_attr(config, "rmsprop_alpha", "DanZero: 0.9")),
+                          eps=float(_required_attr(config, "rmsprop_eps", "DanZero: 1e-5")),
+                          momentum=float(getattr(config, "rmsprop_momentum", 0.0)))
     return torch.optim.RMSprop(
         params,
         alpha=float(_required_attr(config, "rmsprop_alpha", "DouZero: 0.99")),

@@ -15,9 +15,10 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
-           "parse_slack", "Q_MODELS", "OPPONENT_MODELS"]
+           "parse_slack", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
+OPTIMIZERS = ("rmsprop", "rmsprop_tf1")
 OPPONENT_MODELS = ("luo_tan", "douzero_plus")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
 
@@ -65,8 +66,13 @@ class DMCSettings:
 
     epsilon: float = option(0.01, "exploration rate of the actors' epsilon-greedy (DouZero: 0.01)", type=float)
     lr: float = option(1e-4, "RMSprop learning rate (DouZero: 1e-4; DanZero: 1e-3)", type=float)
-    rmsprop_alpha: float = option(0.99, "RMSprop smoothing constant (DouZero: 0.99)", type=float)
-    rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero: 1e-5)", type=float)
+    optimizer: str = option("rmsprop", "the Q-networks' optimizer: rmsprop (torch's: mean square from zero, eps "
+                                       "outside the square root; DouZero) or rmsprop_tf1 (TF1's RMSPropOptimizer: "
+                                       "mean square from ones, eps inside the square root; DanZero's learner, with "
+                                       "--rmsprop-alpha 0.9, TF1's decay)", choices=OPTIMIZERS)
+    rmsprop_alpha: float = option(0.99, "RMSprop smoothing constant, TF1's decay (DouZero: 0.99; DanZero: 0.9)",
+                                  type=float)
+    rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero and DanZero: 1e-5)", type=float)
     grad_clip: float = option(40.0, "gradient clipping by global norm, per module (DouZero: 40)", type=float)
     frames_per_update: int = option(3200, "frames per learner update of each module (DouZero: 32 unrolls x 100)",
                                     type=int)
