@@ -85,7 +85,7 @@ def _check_algorithm_flags(algo: str, given: set[str]) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments
+    from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, path_arg
 
     games = _games()
     parser = argparse.ArgumentParser(prog="cardrl", description=__doc__.splitlines()[0])
@@ -105,11 +105,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_bench_parsers(sub)
 
     plot = sub.add_parser("plot", help="learning curves of a training run directory as a PNG")
-    plot.add_argument("run_dir", help="run directory of `cardrl train` (its --out)")
-    plot.add_argument("--out", default=None, help="PNG path (default RUN_DIR/learning_curves.png)")
+    plot.add_argument("run_dir", type=path_arg, help="run directory of `cardrl train` (its --out)")
+    plot.add_argument("--out", default=None, type=path_arg, help="PNG path (default RUN_DIR/learning_curves.png)")
     report = sub.add_parser("report", help="one self-contained HTML page of a training run, to share it")
-    report.add_argument("run_dir", help="run directory of `cardrl train` (its --out)")
-    report.add_argument("--out", default=None, help="HTML path (default RUN_DIR/report.html)")
+    report.add_argument("run_dir", type=path_arg, help="run directory of `cardrl train` (its --out)")
+    report.add_argument("--out", default=None, type=path_arg, help="HTML path (default RUN_DIR/report.html)")
 
     from cardrl.eval.cli import add_eval_arguments
 

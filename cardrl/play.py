@@ -497,12 +497,13 @@ def _loop(session: PlaySession, read: Callable[[str], str], out: TextIO) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl play GAME`` (the game argument is the caller's)."""
+    from cardrl.algorithms.dmc.settings import agent_spec_arg
     from cardrl.eval.agents import spec_help
 
     parser.add_argument("--seat", default="0",
                         help="your seat: a number (0 = DouDiZhu's landlord without bidding) or an agent name such as "
                              "landlord_up, south, player_1 (default: 0)")
-    parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC",
+    parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC", type=agent_spec_arg,
                         help=f"agent spec of every other seat, or one spec per other seat in seat order (default: "
                              f"rule); specs: {spec_help()}")
     parser.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one, shown)")

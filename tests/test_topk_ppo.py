@@ -369,17 +369,27 @@ def test_trains_on_doudizhu_and_big2_with_their_features(game, dmc_checkpoint, r
         algo.stop()
 
 
-def test_cli_trains_topk_ppo_and_refuses_foreign_flags(dmc_checkpoint, ray_local, tmp_path, capsys):
+def test_cli_trains_topk_ppo_and_refuses_foreign_flags(dmc_checkpoint, ray_local, tmp_path, capsys, monkeypatch):
+    """Also: relative paths (--dmc-checkpoint, --out, an eval spec's checkpoint) mean the current directory's (a
+    relative --dmc-checkpoint used to fail with pyarrow's "URI has empty scheme")."""
+    import os
+
     from cardrl.cli import main
 
     path = dmc_checkpoint("guandan")
-    rc = main(["train", "guandan", "--algo", "topk-ppo", "--dmc-checkpoint", path, "--k", "2", "--stop-frames", "60",
-               "--train-batch-size", "60", "--hidden-sizes", "16", "--head-hidden", "8", "--num-epochs", "2",
+    monkeypatch.chdir(tmp_path)
+    relative = os.path.relpath(path, tmp_path)
+    rc = main(["train", "guandan", "--algo", "topk-ppo", "--dmc-checkpoint", relative, "--k", "2", "--stop-frames",
+               "60", "--train-batch-size", "60", "--hidden-sizes", "16", "--head-hidden", "8", "--num-epochs", "2",
                "--num-envs-per-env-runner", "2", "--num-env-runners", "0", "--eval-every", "0", "--eval-deals", "1",
-               "--out", str(tmp_path / "run")])
+               "--out", "run"])
     out = capsys.readouterr().out
-    assert rc == 0 and "training top-k PPO (k=2) on guandan" in out and "final ADP vs random" in out
+    assert rc == 0 and "training top-k PPO (k=2) on guandan" in out
+    assert "final points per deal vs random over 1 deals" in out and "ADP" not in out  # GuanDan's unit
     assert (tmp_path / "run" / "checkpoint" / "algorithm_state.pkl").is_file()
+    for spec in ("topk-ppo:run/checkpoint", f"checkpoint:{relative}"):
+        assert main(["eval", "guandan", "--a", spec, "--b", "random", "--deals", "1", "--max-deals", "1",
+                     "--workers", "1"]) == 0
     assert main(["train", "guandan", "--algo", "topk-ppo", "--dmc-checkpoint", path, "--epsilon", "0.1"]) == 2
     assert "--epsilon (dmc) do not apply to --algo topk-ppo" in capsys.readouterr().err
     assert main(["train", "guandan", "--algo", "dmc", "--k", "2"]) == 2

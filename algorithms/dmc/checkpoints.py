@@ -179,7 +179,8 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     if incomplete:
         raise IncompleteCheckpointError(f"checkpoint {root} is incomplete or corrupt: missing {', '.join(incomplete)} "
                                         f"(under {mroot})")
-    loaded = {n: RLModule.from_checkpoint(str(mroot / n)) for n in set(names.values())}
+    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
+    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
     for m in loaded.values():
         m.eval()
     return {agent: loaded[n] for agent, n in names.items()}

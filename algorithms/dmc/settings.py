@@ -10,12 +10,14 @@ fast.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
-           "parse_slack", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS"]
+           "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS",
+           "OPTIMIZERS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
 OPTIMIZERS = ("rmsprop", "rmsprop_tf1")
@@ -43,6 +45,30 @@ def parse_slack(text: str) -> str | float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
+
+
+def path_arg(text: str) -> str:
+    """A path option's value made absolute against the current directory when the command line is parsed: the run
+    may read it from another directory (Ray workers), and pyarrow's file systems, which RLlib's checkpoints go
+    through, refuse a relative path ("URI has empty scheme")."""
+    if not str(text).strip():
+        raise argparse.ArgumentTypeError("a path must not be empty")
+    return os.path.abspath(os.path.expanduser(str(text)))
+
+
+def agent_spec_arg(text: str) -> str:
+    """An agent spec with its path (``checkpoint:PATH[:MODULE]``, ``topk-ppo:PATH``, ...) made absolute when the
+    command line is parsed (:func:`path_arg`); other specs, and specs that do not parse (refused later with the
+    allowed forms), unchanged."""
+    from cardrl.eval.agents import parse_agent_spec
+
+    try:
+        spec = parse_agent_spec(text)
+    except ValueError:
+        return text
+    if spec.path is None:
+        return spec.text
+    return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
 
 
 def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
@@ -156,8 +182,8 @@ class RunSettings:
     num_learners: int = option(0, "learner actors (0: the learner runs in the driver)", type=int)
     gpu: bool = option(False, "put the learner(s) on a GPU")
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
-                                   "runs/<algo>_<game>)")
-    restore: str | None = option(None, "checkpoint directory to start from")
+                                   "runs/<algo>_<game>)", type=path_arg)
+    restore: str | None = option(None, "checkpoint directory to start from", type=path_arg)
     resume: bool = option(False, "dmc: continue the run in --out from its latest complete checkpoint (counters, "
                                  "schedules, elapsed time, progress.jsonl); starts fresh when there is none; not "
                                  "with --restore")
@@ -165,7 +191,7 @@ class RunSettings:
                                type=parse_duration)
     eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
     eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
-                                            "...)", nargs="+")
+                                            "...)", nargs="+", type=agent_spec_arg)
     checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
     features: str | None = option(None, "feature encoder of the game (default: the game's first: douzero for "
                                         "doudizhu, whose 'unified' are Luo & Tan's; unified for big2; danzero for "

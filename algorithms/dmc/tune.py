@@ -54,7 +54,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, field_default, parse_duration
+from cardrl.algorithms.dmc.settings import (DMCSettings, RunSettings, add_arguments, agent_spec_arg, field_default,
+                                            parse_duration, path_arg)
 
 __all__ = ["SweepSpace", "load_space", "check_space", "add_tune_arguments", "run_tune", "run_space", "dmc_trial",
            "DOMAINS", "SCHEDULERS"]
@@ -293,10 +294,10 @@ def check_space(space: SweepSpace, args: argparse.Namespace) -> int:
 def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     """``cardrl tune GAME``'s options (the game is added by the CLI): the space file, the metric, the scheduler and
     every ``cardrl train`` option that is the same for all trials."""
-    parser.add_argument("--space", required=True,
+    parser.add_argument("--space", required=True, type=path_arg,
                         help="JSON space file: DMC options held fixed and swept with their domains (docs/tune.md; "
                              "examples in experiments/spaces/)")
-    parser.add_argument("--metric-against", default="random",
+    parser.add_argument("--metric-against", default="random", type=agent_spec_arg,
                         help="baseline agent spec whose ADP the scheduler ranks trials on (random, rule, "
                              "mcs-greedy, checkpoint:PATH, ...) (default: random)")
     parser.add_argument("--scheduler", default="asha", choices=SCHEDULERS,
@@ -320,7 +321,7 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--placement-strategy", default="PACK", choices=PLACEMENT_STRATEGIES,
                         help="how a trial's bundles (its learner, each env runner) are placed on a cluster's nodes; "
                              "SPREAD puts them on different nodes where it can (default: PACK)")
-    parser.add_argument("--out", default=None,
+    parser.add_argument("--out", default=None, type=path_arg,
                         help="sweep directory: results.json, results.csv, adp_vs_swept.png, Tune's records in "
                              "tune/ (default: runs/tune_<game>)")
     parser.add_argument("--resume", action="store_true",

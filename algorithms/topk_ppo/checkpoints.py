@@ -41,7 +41,8 @@ def load_topk_ppo_modules(path: str | Path, game: str) -> tuple[dict[str, Any], 
     missing = sorted({n for n in names.values() if not (mroot / n).is_dir()})
     if missing:
         raise ValueError(f"checkpoint {root} has no policy module(s) {missing} under {mroot}")
-    loaded = {n: RLModule.from_checkpoint(str(mroot / n)) for n in set(names.values())}
+    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
+    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
     for module in loaded.values():
         module.eval()
     return {agent: loaded[n] for agent, n in names.items()}, counters

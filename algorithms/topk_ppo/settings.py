@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardrl.algorithms.dmc.settings import option
+from cardrl.algorithms.dmc.settings import option, path_arg
 
 __all__ = ["TopKPPOSettings", "PAPER_HIDDEN_SIZES"]
 
@@ -24,7 +24,7 @@ class TopKPPOSettings:
     """Top-k PPO (DanZero+ Sec. IV-D): a frozen DMC network proposes its k best legal moves, PPO picks one."""
 
     dmc_checkpoint: str | None = option(None, "cardrl DMC algorithm checkpoint of the same game whose frozen "
-                                              "Q-network proposes the candidates (required)")
+                                              "Q-network proposes the candidates (required)", type=path_arg)
     k: int = option(2, "candidates per decision: the DMC's k best legal moves (DanZero+ Table V: 2; Table III: 2, "
                        "3, 5)", type=int)
     lr: float = option(1e-4, "Adam learning rate (DanZero+ Table V: 1e-4)", type=float)

@@ -67,7 +67,8 @@ def _init_ray(args) -> None:
 
 
 def evaluate(agent, args, baselines: list[str]) -> dict[str, dict]:
-    """``agent`` against each baseline spec on the same seeded deals, sides swapped: ADP and its 95% interval."""
+    """``agent`` against each baseline spec on the same seeded deals, sides swapped: the mean score (ADP; GuanDan's
+    points per deal, single deals) and its 95% interval."""
     from cardrl.eval.tournament import run_tournament
 
     out = {}
@@ -86,9 +87,13 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
     evaluation."""
     from cardrl.algorithms.run_files import log_scalars, tensorboard
     from cardrl.eval.agents import build_agent
+    from cardrl.games.registry import get_game
 
     for spec in args.eval_against:  # a bad baseline fails before training
         build_agent(spec, args.game)
+    # the evaluation's mean in the game's unit: points per deal where the episode is a match (GuanDan), else ADP
+    by_match = get_game(args.game).protocol.unit == "match"
+    score, final_score = ("points/deal", "points per deal") if by_match else ("ADP", "ADP")
     done_at = stop_rule(args)
     start = last_eval = last_ckpt = time.time()
     last_frames, last_time = 0, start
@@ -108,7 +113,7 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
                 if args.eval_every and now - last_eval >= args.eval_every:
                     record["eval"] = evaluate(make_agent(), args, args.eval_against)
                     for spec, ev in record["eval"].items():
-                        line += f" | ADP vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+                        line += f" | {score} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
                     last_eval = time.time()
                 print(line, flush=True)
                 log_scalars(writer, record, frames, args.algo)
@@ -126,7 +131,7 @@ def train_loop(algo, args, out: Path, title: str, record_of: Callable[[dict], tu
             final = {**record, "time_s": round(time.time() - start, 1),
                      "eval": evaluate(make_agent(), args, args.eval_against), "final": True}
             for spec, ev in final["eval"].items():
-                print(f"final ADP vs {spec} over {args.eval_deals} deals: {ev['adp']:+.3f} "
+                print(f"final {final_score} vs {spec} over {args.eval_deals} deals: {ev['adp']:+.3f} "
                       f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)
             log_scalars(writer, final, frames, args.algo)
             progress.write(json.dumps(final, default=float) + "\n")

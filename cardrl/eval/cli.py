@@ -16,28 +16,29 @@ RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl eval GAME`` (the game argument is added by the caller)."""
+    from cardrl.algorithms.dmc.settings import agent_spec_arg, path_arg
     from cardrl.eval.agents import spec_help
 
     who = parser.add_mutually_exclusive_group(required=True)
-    who.add_argument("--a", help=f"agent spec of side A: {spec_help()}")
-    who.add_argument("--league", nargs="+", metavar="SPEC",
+    who.add_argument("--a", type=agent_spec_arg, help=f"agent spec of side A: {spec_help()}")
+    who.add_argument("--league", nargs="+", metavar="SPEC", type=agent_spec_arg,
                      help="round robin of these agent specs (rank table; games evaluated by deals)")
-    parser.add_argument("--b", default=None, help="agent spec of side B (with --a)")
+    parser.add_argument("--b", default=None, type=agent_spec_arg, help="agent spec of side B (with --a)")
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--deals", type=int, default=None,
                      help="number of seeded deals to generate (matches for GuanDan) (default: 1000 deals, 100 "
                           "matches)")
-    src.add_argument("--deal-file", default=None, help="play the deals of this .npz deal file")
+    src.add_argument("--deal-file", default=None, type=path_arg, help="play the deals of this .npz deal file")
     parser.add_argument("--seed", type=int, default=0, help="seed of the generated deals (default: %(default)s)")
     parser.add_argument("--kickers", default=None, choices=["douzero", "distinct"],
                         help="DouDiZhu move set of generated deals (default: douzero)")
     parser.add_argument("--straight-order", default=None, choices=["bigzero", "low"],
                         help="Big2 straight order of generated deals (default: bigzero)")
-    parser.add_argument("--save-deals", default=None, help="write the deals played to this .npz file")
+    parser.add_argument("--save-deals", default=None, type=path_arg, help="write the deals played to this .npz file")
     parser.add_argument("--workers", type=int, default=2,
                         help="Ray tasks at a time (0: play in this process) (default: %(default)s)")
     parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task (default: automatic)")
-    parser.add_argument("--out", default=None, help="with --league: write PREFIX.md and PREFIX.csv")
+    parser.add_argument("--out", default=None, type=path_arg, help="with --league: write PREFIX.md and PREFIX.csv")
     parser.add_argument("--max-deals", type=int, default=None,
                         help="GuanDan: cut every match after this many deals (default: play until a team wins)")
 
