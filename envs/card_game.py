@@ -101,6 +101,12 @@ class CardGameEnv(DeclaredSpaces, AECEnv):
         """Whether the finished segments' payoffs can no longer change."""
         return True
 
+    @property
+    def segment_bonus(self) -> np.ndarray:
+        """Per seat, the part of every finished segment's payoff that rewards the episode's outcome (GuanDan's match
+        bonus); zeros here."""
+        return np.zeros(len(self.possible_agents))
+
     # ---- seats and moves ---------------------------------------------------------------------------------
     def _seat(self, agent: str) -> int:
         try:

@@ -128,3 +128,12 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming convention)
         """Without the match bonus a deal's points are final when it ends; with it, when the match ends (DanZero+
         adds +-1 to every deal of a finished match)."""
         return not self.game.match_bonus or self.game.is_over
+
+    @property
+    def segment_bonus(self) -> np.ndarray:
+        """Per seat, DanZero+'s +1 / -1 for the won / lost match, included in every deal's ``segment_payoffs`` once
+        the match is won (zeros without ``match_bonus``, while the match runs, or when ``max_deals`` cut it)."""
+        game = self.game
+        if not game.match_bonus or game.match_winner is None:
+            return np.zeros(len(self.possible_agents))
+        return np.array([1.0 if team_of(s) == game.match_winner else -1.0 for s in range(len(self.possible_agents))])

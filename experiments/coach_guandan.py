@@ -10,8 +10,10 @@ Every option of ``cardrl train`` is accepted (``cardrl train --help``).
 
 import sys
 
+from cardrl.algorithms.dmc.optimizers import DANZERO_OPTIMIZER_FLAGS
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--frames-per-update",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", *DANZERO_OPTIMIZER_FLAGS,
+                   "--frames-per-update",
                    "32768", "--coach", "--out", "runs/coach_guandan", *sys.argv[1:]]))

@@ -16,9 +16,11 @@ layers saturate); use ``--lr 1e-4`` there (what tests/test_dmc_learning.py does)
 
 import sys
 
+from cardrl.algorithms.dmc.optimizers import DANZERO_OPTIMIZER_FLAGS
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--q-clip", "admc", "--admc-gamma", "0.65",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", *DANZERO_OPTIMIZER_FLAGS,
+                   "--q-clip", "admc", "--admc-gamma", "0.65",
                    "--frames-per-update", "32768",
                    "--out", "runs/danzero_guandan", *sys.argv[1:]]))

@@ -11,9 +11,11 @@ Every option of ``cardrl train`` is accepted (``cardrl train --help``).
 
 import sys
 
+from cardrl.algorithms.dmc.optimizers import DANZERO_OPTIMIZER_FLAGS
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--frames-per-update",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", *DANZERO_OPTIMIZER_FLAGS,
+                   "--frames-per-update",
                    "32768", "--oracle", "1:0:1000000000", "--q-clip", "admc", "--admc-gamma", "0.65", "--out",
                    "runs/oadmc_guandan", *sys.argv[1:]]))

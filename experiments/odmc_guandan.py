@@ -14,9 +14,11 @@ laptop).
 
 import sys
 
+from cardrl.algorithms.dmc.optimizers import DANZERO_OPTIMIZER_FLAGS
 from cardrl.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", "--lr", "1e-3", "--q-clip", "admc", "--admc-gamma", "0.65",
+    sys.exit(main(["train", "guandan", "--algo", "dmc", "--model", "mlp", *DANZERO_OPTIMIZER_FLAGS,
+                   "--q-clip", "admc", "--admc-gamma", "0.65",
                    "--frames-per-update", "32768", "--prune", "mcs",
                    "--out", "runs/odmc_guandan", *sys.argv[1:]]))

@@ -208,6 +208,43 @@ def test_runner_samples_per_deal_trajectories_with_gae_and_legal_slots(dmc_check
         runner.stop()
 
 
+def test_match_reward_sits_on_each_players_last_decision_of_a_won_match(dmc_checkpoint):
+    """DanZero+'s match reward in top-k PPO, as the authors' PPO actor gives it: every (player, deal) trajectory ends
+    with that deal's points, and only each player's last decision of the match gets the +1 / -1 on top (DMC's
+    targets get it on every deal). Read off the runner's samples of one seeded match, against the engine's record
+    of each deal."""
+    from cardrl.algorithms.topk_ppo.topk_ppo_env_runner import DONES, REWARDS, TopKPPOEnvRunner
+
+    config = (TopKPPOConfig().game("guandan", match_bonus=True)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=1)
+              .training(dmc_checkpoint=dmc_checkpoint("guandan"), k=2, train_batch_size=128, **TINY_NET)
+              .debugging(seed=4))
+    runner = TopKPPOEnvRunner(config=config, worker_index=1)
+    finished, reset = [], runner._reset
+
+    def keep_finished_match(i):  # the match the runner just labelled, before the env deals the next one
+        finished.append(runner.envs[i].game.copy())
+        reset(i)
+
+    runner._reset = keep_finished_match
+    try:
+        cols = runner.sample(num_frames=1)["batch"]["shared"]  # labels come at the match's end: one whole match
+    finally:
+        runner.stop()
+    game = finished[0]
+    assert game.match_winner is not None and len(game.deal_results) > 1
+    ends = np.flatnonzero(cols[DONES]) + 1
+    assert len(ends) == 4 * len(game.deal_results) and ends[-1] == len(cols[REWARDS])
+    assert np.all(cols[REWARDS][cols[DONES] == 0] == 0)
+    last_deal = len(game.deal_results) - 1
+    for n, end in enumerate(ends):  # trajectories in the order the deals ended, seats in order within a deal
+        deal, seat = divmod(n, 4)
+        result = game.deal_results[deal]
+        points = result["reward"] if seat % 2 == result["team"] else -result["reward"]
+        bonus = (1.0 if seat % 2 == game.match_winner else -1.0) if deal == last_deal else 0.0
+        assert cols[REWARDS][end - 1] == points + bonus, (deal, seat)
+
+
 # ---- the loss ------------------------------------------------------------------------------------------------------
 def test_loss_equals_equations_1_to_5_on_hand_computed_tensors():
     logits = torch.tensor([[0.0, 0.0], [2.0, 0.0], [0.0, MASKED_LOGIT]])

@@ -198,6 +198,9 @@ class RunSettings:
                                         "guandan, or danzero_keyed)")
     reward: str | None = option(None, "payoff the agents learn (default: the game's first: adp for doudizhu, cards "
                                       "for big2, danzero for guandan)")
+    match_bonus: bool = option(False, "guandan: DanZero+'s match reward, +1 / -1 for the won / lost match (dmc: "
+                                      "added to every deal's samples of the match; topk-ppo: to the match's last "
+                                      "decision, as the authors' actors do)")
     seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines", type=int)
 
 

@@ -33,8 +33,9 @@ CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "c
 
 
 def env_config_from_args(args) -> dict:
-    """The env options of a ``cardrl train`` command line (``--reward``, ``--features``), checked against the game."""
-    from cardrl.games.registry import get_game
+    """The env options of a ``cardrl train`` command line (``--reward``, ``--features``, ``--match-bonus``), checked
+    against the game."""
+    from cardrl.games.registry import game_names, get_game
 
     spec = get_game(args.game)
     env_config = {}
@@ -46,6 +47,12 @@ def env_config_from_args(args) -> dict:
     if getattr(args, "features", None) is not None:
         spec.make_features(args.features)  # an unknown encoder fails here, naming the game's
         env_config["features"] = args.features
+    if getattr(args, "match_bonus", False):
+        if "match_bonus" not in spec.rule_options:
+            games = [name for name in game_names() if "match_bonus" in get_game(name).rule_options]
+            raise ValueError(f"--match-bonus does not apply to {spec.name} (no matches); it applies to "
+                             f"{', '.join(games)}")
+        env_config["match_bonus"] = True
     return env_config
 
 
@@ -416,7 +423,7 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
     spec = algo.config.game_spec
     env_config = dict(algo.config.env_config or {})
     options = {k: v for k, v in env_config.items() if k in spec.rule_options and k not in spec.protocol.deal_options
-               and k != "max_deals"}
+               and k != "max_deals" and k not in spec.protocol.training_options}
     agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"))
     matches = max(1, args.eval_deals // 10)
     return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()

@@ -16,6 +16,9 @@ client does. When a deal ends (GuanDan) or a game ends (DouDiZhu, Big2) and its 
 (:class:`~cardrl.algorithms.dmc.dmc_env_runner.SegmentLabels`; with GuanDan's match bonus, at the match's end), each
 player's decisions of that deal become one GAE trajectory (:func:`~cardrl.algorithms.topk_ppo.gae.gae`): reward 0
 except the deal's payoff (times the game's ``target_scale``, DouDiZhu's landlord 0.5) on its last decision, done there.
+DanZero+'s match reward (``match_bonus``) is added once, to each player's last decision of the match, as the authors'
+PPO actor adds it (``actor_torch/actor.py``: ``rewards[-1] += 1`` or ``-= 1`` at the match's end), not to every deal
+as DMC's targets get it (``env.segment_bonus`` is the part of each deal's payoff to move).
 Samples are per-module arrays; observations and candidates are stored as int8 (exact for the built-in features).
 Time spent in candidate scoring (step 2) is measured for the throughput figures.
 """
@@ -154,10 +157,17 @@ class TopKPPOEnvRunner(CardGameEnvRunner):
         env.step(action)
         frames = 0
         sums = self._episode_sums[i]
-        for a, trajectory, ret in self._labels[i].after_step(env):
+        labelled = self._labels[i].after_step(env)
+        # DanZero+'s match reward: each deal's payoff holds the +-1 (segment_bonus); PPO gets it once, on the match's
+        # last decision of each player, as the authors' actors add it (all deals are labelled together at its end)
+        bonus = env.segment_bonus if labelled else None
+        last = {a: n for n, (a, trajectory, _) in enumerate(labelled) if trajectory}
+        for n, (a, trajectory, ret) in enumerate(labelled):
             sums[a] = sums.get(a, 0.0) + ret
             if trajectory:
-                self._emit(out[self.agent_to_module[a]], trajectory, ret * self.target_scale.get(a, 1.0))
+                seat_bonus = float(bonus[env.possible_agents.index(a)])
+                reward = ret - seat_bonus + (seat_bonus if last[a] == n else 0.0)
+                self._emit(out[self.agent_to_module[a]], trajectory, reward * self.target_scale.get(a, 1.0))
                 frames += len(trajectory)
         if all(env.terminations.values()) or all(env.truncations.values()):
             self._episode_returns.append(dict(sums))

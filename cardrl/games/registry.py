@@ -50,8 +50,10 @@ class EvalProtocol:
     GuanDan team's points are one seat's, since both seats of a team get them). ``reward`` is the payoff kind
     scored and ``win_reward`` the kind whose sign decides a win (``None``: the game's default / the score's sign).
     ``required_options`` are rule options the protocol needs (DouDiZhu: a fixed landlord), ``deal_options`` the
-    options that make one game a single deal (GuanDan: ``match=False``), and ``unit`` what ``cardrl eval`` plays
-    by default: ``"deal"`` (duplicate deal files) or ``"match"`` (GuanDan's whole matches).
+    options that make one game a single deal (GuanDan: ``match=False``), ``unit`` what ``cardrl eval`` plays
+    by default: ``"deal"`` (duplicate deal files) or ``"match"`` (GuanDan's whole matches), and
+    ``training_options`` the rule options that shape only what an agent learns from (GuanDan's ``match_bonus``):
+    a training run's evaluations play without them, so that scores stay in the game's units.
     """
 
     arrangements: tuple[tuple[int, ...], ...]
@@ -63,6 +65,7 @@ class EvalProtocol:
     required_options: Mapping[str, Any] = field(default_factory=dict)
     deal_options: Mapping[str, Any] = field(default_factory=dict)
     unit: str = "deal"
+    training_options: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not len(self.labels) == len(self.sides) == len(self.arrangements):
@@ -296,7 +299,7 @@ register_game(GameSpec(
               "danzero_keyed": "cardrl.features.danzero:DanZeroKeyedFeatures"},
     protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"),
                           sides=("team_0", "team_1"), scored=((0,), (1,)),
-                          deal_options={"match": False}, unit="match"),
+                          deal_options={"match": False}, unit="match", training_options=("match_bonus",)),
     module_mapping="shared",
     search="cardrl.search.guandan_mcs:search_for_engine", average_initial_cards=108 / 4,
     agent_kinds={"rule": "cardrl.agents.guandan_rule:GuanDanShedAgent.from_rule_options",
