@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.algo != "dmc" and getattr(args, "resume", False):
                 raise ValueError(f"--resume applies to --algo dmc only; --algo {args.algo} starts from a checkpoint "
                                  f"with --restore PATH")
+            if args.algo != "dmc" and getattr(args, "eval_unpruned", False):
+                raise ValueError(f"--eval-unpruned applies to --algo dmc with --prune mcs only (ODMC); --algo "
+                                 f"{args.algo} does not prune")
             if args.algo == "topk-ppo":
                 from cardrl.algorithms.topk_ppo.train import run_training as run_topk_ppo
 

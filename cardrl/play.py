@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
 
+from cardrl.agents.base import agent_view
 from cardrl.games.notation import PASS_WORDS, GameNotation, rank_vectors
 
 __all__ = ["Parsed", "GameNotation", "notation_for", "playable_games", "parse_input", "PlaySession", "run_session",
@@ -309,7 +310,8 @@ class PlaySession:
         lines: list[str] = []
         while not self.over and int(self.game.current_player) != self.seat:
             seat = int(self.game.current_player)
-            action = self.agents[seat].act(self.game.view(seat), self.game.legal_moves())
+            agent = self.agents[seat]
+            action = agent.act(agent_view(agent, self.game, seat), self.game.legal_moves())
             lines += self.step(int(action))
         return lines
 

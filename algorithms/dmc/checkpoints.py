@@ -1,4 +1,4 @@
-"""Agents from DMC checkpoints: the agent-spec kinds ``checkpoint:PATH[:MODULE]`` and ``douzero:DIR``.
+"""Agents from DMC checkpoints: the agent-spec kinds ``checkpoint:PATH[:OPTIONS]`` and ``douzero:DIR``.
 
 :func:`register` adds both to :mod:`cardrl.agents.loaders`; pyproject.toml names it in the entry-point group
 ``cardrl.agent_loaders``, so ``cardrl eval ... --a checkpoint:runs/dmc_doudizhu/checkpoint`` works without the core
@@ -8,6 +8,15 @@ importing this package.
   ``learner_group/learner/rl_module``) or a multi-module directory; each seat plays the module of its agent (the
   game's module mapping: one per DouDiZhu role, ``shared`` for Big2 and GuanDan). With ``:MODULE`` that one module
   plays every seat. The checkpoint's game and rule options are checked against the game's before anything plays.
+- ``checkpoint:PATH:OPTIONS``: OPTIONS is a comma-separated list of ``MODULE`` (at most one), ``oracle`` and
+  ``unpruned``. An algorithm checkpoint plays the way it was trained (its training options are read from the
+  checkpoint: :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`): an ODMC agent (``prune="mcs"``) chooses among
+  the moves eq. 2 keeps, with the run's ``prune_slack`` and ``prune_extra`` (Luo & Tan 2024, Sec. 4.3); ``unpruned``
+  lets it choose among every legal move. An oracle-guided agent is fed a zero oracle block (deployable: what a real
+  player sees); ``oracle`` feeds it the block it was trained on at the checkpoint's frames, lambda of the schedule x
+  the true hands (``oracle_mode="bernoulli"``: the true hands), so the agent reads every hand (OADMCDou, Luo et al.
+  2024, eq. 1 and Fig. 4). ``oracle`` on an agent trained without it, or at lambda 0, and ``unpruned`` on an agent
+  trained without pruning are refused (they would change nothing).
 - ``douzero:DIR``: DouZero's public checkpoints ``DIR/landlord.ckpt``, ``landlord_down.ckpt``, ``landlord_up.ckpt``
   (``torch.save``'d state_dicts of ``LandlordLstmModel`` / ``FarmerLstmModel``) loaded into
   :class:`~cardrl.algorithms.dmc.dmc_rl_module.DouZeroQModule` (same parameter names; Zha et al. 2021, Fig. 3);
@@ -186,10 +195,46 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     return {agent: loaded[n] for agent, n in names.items()}
 
 
+SPEC_OPTIONS = ("oracle", "unpruned")  # checkpoint:PATH:OPTIONS words besides a module name
+
+
+def parse_checkpoint_options(text: str | None) -> tuple[str | None, bool, bool]:
+    """``checkpoint:PATH:OPTIONS``'s OPTIONS -> (module or None, feed the trained oracle block, play unpruned)."""
+    words = [w.strip() for w in (text or "").split(",")] if text else []
+    if any(not w for w in words):
+        raise ValueError(f"checkpoint options {text!r} have an empty word; allowed: a comma-separated list of MODULE, "
+                         f"{', '.join(SPEC_OPTIONS)}")
+    modules = [w for w in words if w not in SPEC_OPTIONS]
+    if len(modules) > 1:
+        raise ValueError(f"checkpoint options {text!r} name modules {modules}: at most one MODULE (besides "
+                         f"{', '.join(SPEC_OPTIONS)})")
+    repeated = sorted({w for w in words if words.count(w) > 1})
+    if repeated:
+        raise ValueError(f"checkpoint options {text!r} repeat {repeated}")
+    return (modules[0] if modules else None), "oracle" in words, "unpruned" in words
+
+
 def load_checkpoint_agent(path: str, game: str, options: Mapping[str, Any], module: str | None) -> QAgent:
-    """A greedy :class:`QAgent` over a DMC checkpoint's Q-networks (the ``checkpoint:`` spec kind)."""
+    """A greedy :class:`QAgent` over a DMC checkpoint's Q-networks (the ``checkpoint:`` spec kind), playing the way
+    it was trained (module docstring); ``module`` is the spec's OPTIONS."""
+    from cardrl.algorithms.dmc.evaluation import PlayOptions
+
+    module, oracle, unpruned = parse_checkpoint_options(module)
     modules = load_checkpoint_modules(path, game, options, module)
-    return QAgent(modules, game, features=checkpoint_features(path))
+    trained = PlayOptions.of_checkpoint(path)
+    where = f"checkpoint:{path}"
+    if trained is None and (oracle or unpruned):
+        raise ValueError(f"{where}: {'oracle' if oracle else 'unpruned'} needs an algorithm checkpoint (it records how "
+                         f"the agent was trained); {path} holds modules only")
+    if oracle:
+        trained.check_trained_block(where)
+    if unpruned and not trained.pruned:
+        raise ValueError(f"{where}: 'unpruned' applies to an agent trained with pruning (prune='mcs'); this one was "
+                         f"trained without, and plays every legal move already")
+    move_filter = trained.view_pruner(game, options) if trained is not None and trained.pruned and not unpruned \
+        else None
+    blocks = trained.view_blocks() if oracle else None
+    return QAgent(modules, game, features=checkpoint_features(path), move_filter=move_filter, input_blocks=blocks)
 
 
 def load_douzero_checkpoints(directory: str | Path) -> dict[str, Any]:
@@ -249,6 +294,7 @@ def load_douzero_agent(path: str, game: str, options: Mapping[str, Any], module:
 
 def register() -> None:
     """Register the ``checkpoint`` and ``douzero`` agent-spec kinds (the ``cardrl.agent_loaders`` entry point)."""
-    register_agent_loader(AgentLoader("checkpoint", load_checkpoint_agent, "checkpoint:PATH[:MODULE]"),
+    register_agent_loader(AgentLoader("checkpoint", load_checkpoint_agent,
+                                      "checkpoint:PATH[:MODULE|oracle|unpruned,...]"),
                           replace=True)
     register_agent_loader(AgentLoader("douzero", load_douzero_agent, "douzero:DIR"), replace=True)

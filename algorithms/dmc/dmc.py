@@ -591,12 +591,20 @@ class DMC(Algorithm):
         return {agent: multi[self.config.policy_mapping_fn(agent, None)] for agent in self.config.game_agents}
 
     def scorer(self):
-        """``score(agent, obs, actions)`` over the current Q-networks (CPU copies), for
-        :func:`cardrl.eval.lockstep.evaluate_scorer`."""
+        """``score(agent, obs, actions, blocks=None)`` over the current Q-networks (CPU copies), for
+        :func:`cardrl.eval.lockstep.evaluate_scorer`; ``blocks`` are the input blocks of the positions (absent: zeros,
+        the deployable agent). How the trained agent plays (its pruning, its oracle block): :meth:`play_options`."""
         from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
 
         modules = self.q_modules()
-        return lambda agent, obs, actions: score_legal_moves(modules[agent], obs, actions)
+        return lambda agent, obs, actions, blocks=None: score_legal_moves(modules[agent], obs, actions, blocks)
+
+    def play_options(self):
+        """The training options that change how the agent plays, at the frames trained so far (ODMC's pruning, the
+        oracle schedule): :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`."""
+        from cardrl.algorithms.dmc.evaluation import PlayOptions
+
+        return PlayOptions.of_config(self.config, self._frames_trained)
 
     # ---- checkpoints: RLlib saves the learner and runner states; these counters ride along ------------
     def get_state(self, components=None, *, not_components=None, **kwargs):
@@ -609,7 +617,7 @@ class DMC(Algorithm):
         return {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
                 "episodes": self._episodes, "deals": self._deals, "weights_seq_no": self._weights_seq_no,
                 "env_runner_restarts": self._env_runner_restarts, "env_runner_samples_lost": self._samples_lost,
-                **self._identity()}
+                "play_options": self.play_options().to_dict(), **self._identity()}
 
     def save_to_path(self, path=None, *args, **kwargs) -> str:
         """RLlib's checkpoint, then its completion marker ``cardrl_checkpoint.json`` (every file with its size:

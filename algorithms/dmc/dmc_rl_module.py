@@ -330,10 +330,12 @@ class DMCQModule(TorchRLModule):
         state: torch.Tensor | np.ndarray,
         history: torch.Tensor | np.ndarray | None,
         actions: torch.Tensor | np.ndarray,
+        blocks: Mapping[str, torch.Tensor | np.ndarray] | None = None,
     ) -> torch.Tensor:
-        """Scores n candidate actions of ONE observation, without gradients (input blocks are zero: evaluation).
+        """Scores n candidate actions of ONE observation, without gradients.
 
-        state (S,), history (T, H) (None for a module without history), actions (n, A) -> Q (n,).
+        state (S,), history (T, H) (None for a module without history), actions (n, A), blocks the input blocks of
+        the observation by name, (size,) each (absent: zeros, what a deployed agent reads) -> Q (n,).
         numpy arrays are accepted and moved to the module's device.
         """
         device = self.first_layer.weight.device
@@ -347,7 +349,12 @@ class DMCQModule(TorchRLModule):
         with torch.no_grad():
             state_t, history_t, action_t = self._inputs(batch)
             zeros = torch.zeros(n, dtype=torch.long, device=device)
-            return self.q_from_groups(state_t, history_t, action_t, zeros)
+            unknown = sorted(set(blocks or {}) - {name for name, _ in self.net.input_blocks})
+            if unknown:
+                raise ValueError(f"{type(self).__name__} has no input block(s) {unknown}; its blocks: "
+                                 f"{[name for name, _ in self.net.input_blocks]}")
+            extra = {k: torch.as_tensor(np.asarray(v), device=device).reshape(1, -1) for k, v in (blocks or {}).items()}
+            return self.q_from_groups(state_t, history_t, action_t, zeros, extra)
 
 
 class DouZeroQModule(DMCQModule):

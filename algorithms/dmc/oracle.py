@@ -24,7 +24,8 @@ import numpy as np
 
 from cardrl.algorithms.dmc.schedules import OracleSchedule, parse_oracle
 
-__all__ = ["ORACLE", "OracleSchedule", "oracle_block", "oracle_dim", "apply_lambda", "parse_oracle", "ORACLE_MODES"]
+__all__ = ["ORACLE", "OracleSchedule", "oracle_block", "oracle_block_of_view", "oracle_dim", "apply_lambda",
+           "parse_oracle", "ORACLE_MODES"]
 
 ORACLE = "oracle"  # the input block's name (batch column)
 ORACLE_MODES = ("scale", "bernoulli")
@@ -38,6 +39,22 @@ def oracle_block(game, seat: int) -> np.ndarray:
     """``((players - 1) * 54,)`` uint8: the other players' hands as card vectors, the next seat first (f_p(s))."""
     held = game.cards_held()
     n = len(held)
+    return np.concatenate([held[(seat + j) % n] for j in range(1, n)]).astype(np.uint8)
+
+
+def oracle_block_of_view(view) -> np.ndarray:
+    """:func:`oracle_block` from an oracle view (``game.oracle_view(seat)``, whose ``hands`` holds every hand): what an
+    agent that is fed the block reads. DouDiZhu's views hold hands as rank counts, turned into the same per-rank
+    thermometer card vectors as the engine's ``cards_held``."""
+    from cardrl.cards import rank_counts_to_vector
+
+    hands = getattr(view, "hands", None)
+    if hands is None:
+        raise ValueError(f"the oracle block needs every player's hand: pass game.oracle_view(seat), not game.view(seat) "
+                         f"({type(view).__name__} without hands)")
+    hands = np.asarray(hands)
+    held = hands if hands.shape[-1] == 54 else np.stack([rank_counts_to_vector(h) for h in hands])
+    n, seat = len(held), int(view.seat)
     return np.concatenate([held[(seat + j) % n] for j in range(1, n)]).astype(np.uint8)
 
 

@@ -192,6 +192,9 @@ class RunSettings:
     eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
     eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
                                             "...)", nargs="+", type=agent_spec_arg)
+    eval_unpruned: bool = option(False, "dmc, with --prune mcs: also evaluate the greedy networks without pruning "
+                                        "(every legal move), labelled beside the pruned score (the default: as "
+                                        "trained), with how often they pick a move pruning drops")
     checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
     features: str | None = option(None, "feature encoder of the game (default: the game's first: douzero for "
                                         "doudizhu, whose 'unified' are Luo & Tan's; unified for big2; danzero for "

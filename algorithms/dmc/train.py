@@ -7,6 +7,12 @@ RLlib checkpoints every ``--checkpoint-every`` and at the end (``<out>/checkpoin
 command line's options and the DMC config), ``<out>/progress.jsonl`` (one record per iteration and one for the final
 evaluation; ``cardrl plot`` and ``cardrl report`` read it) and TensorBoard scalars in ``<out>/tb``.
 
+An agent is evaluated the way it plays (:mod:`cardrl.algorithms.dmc.evaluation`): an ODMC agent (``--prune mcs``)
+with its pruning (``--eval-unpruned`` adds the unpruned score, labelled, with how often it picks a move pruning drops);
+an oracle-guided agent (``--oracle``) is scored with a zero oracle block, the deployable score that stays the headline
+(``eval`` in the records), and, while the schedule's lambda is above 0, also with the block it is trained on, lambda x
+the true hands (``eval_oracle``: OADMCDou's Fig. 4 curves). ``eval_label`` says what the headline fed.
+
 Results are named as the game's evaluation protocol names them (docs/architecture.md): a game whose episode is a
 deal reports ADP over deals; a game whose episode is a match (``EvalProtocol.unit == "match"``: GuanDan) counts
 matches and deals, its periodic evaluation reports points per deal on single deals (DanZero's deal points), and its
@@ -234,6 +240,8 @@ def run_training(args) -> int:
     from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
     from cardrl.algorithms.run_files import log_scalars, run_dir, tensorboard, write_config
 
+    if getattr(args, "eval_unpruned", False) and getattr(args, "prune", None) != "mcs":
+        raise ValueError("--eval-unpruned evaluates an ODMC agent without its pruning: give --prune mcs too")
     resume = bool(getattr(args, "resume", False))
     if resume and args.restore:
         raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
@@ -280,8 +288,13 @@ def run_training(args) -> int:
     writer = tensorboard(out)
     device = _learner_device(algo)
     algo_name = "ODMC (MCS pruning)" if getattr(args, "prune", None) else "DMC"
+    play = algo.play_options()
     print(f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x {args.num_envs_per_env_runner} "
           f"games, model {config.q_model}, learner on {device}, run dir {out}", flush=True)
+    if play.oracle is not None or play.pruned:
+        print(f"evaluation: {play.label()}"
+              + ("; also with the trained oracle block while lambda > 0" if play.oracle is not None else "")
+              + ("; also unpruned" if getattr(args, "eval_unpruned", False) else ""), flush=True)
     try:
         while True:
             result = algo.train()
@@ -318,7 +331,7 @@ def run_training(args) -> int:
                 line += (f" | runner restarts {record['env_runner_restarts']} (lost "
                          f"{record.get('env_runner_samples_lost', 0)} sample request(s))")
             if args.eval_every and now - last_eval >= args.eval_every:
-                record["eval"] = _evaluate(algo, baselines, args)
+                record.update(evaluations(algo, baselines, args))
                 for spec, ev in record["eval"].items():
                     line += (f" | {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, "
                              f"{ev['adp_high']:+.2f}]")
@@ -326,6 +339,7 @@ def run_training(args) -> int:
                         reached[spec] = {"time_s": record["time_s"], "frames_trained": frames}
                         line += (f" ({score_name} > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, "
                                  f"{frames:,} frames)")
+                line += _variant_text(record, score_name)
                 record["reached_adp_above_0"] = dict(reached)
                 last_eval = time.time()
             print(line, flush=True)
@@ -342,16 +356,24 @@ def run_training(args) -> int:
                 break
         # the final evaluation: printed, and recorded (the last record's fields, its time, the evaluation) so that
         # a short run's curves have a point
-        final = {**record, "time_s": round(time.time() - start, 1), "eval": _evaluate(algo, baselines, args),
-                 "final": True}
+        final = {**{k: v for k, v in record.items() if k not in EVAL_VARIANTS},
+                 "time_s": round(time.time() - start, 1), **evaluations(algo, baselines, args), "final": True}
         for spec, ev in final["eval"].items():
             if spec not in reached and ev["adp_low"] > 0:
                 reached[spec] = {"time_s": final["time_s"], "frames_trained": frames}
             parts = ", ".join(f"as {k} {v:+.3f}" for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high"))
             arrangements = "2 (teams swapped)" if by_match else f"{len(ev) - 3} arrangements"
             print(f"final {'points per deal' if by_match else 'ADP'} vs {spec} over {args.eval_deals} deals x "
-                  f"{arrangements}: {ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}",
-                  flush=True)
+                  f"{arrangements}: {ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}"
+                  + (f" ({final['eval_label']})" if final.get("eval_label") else ""), flush=True)
+        for key in EVAL_VARIANTS:
+            for spec, ev in (final[key]["results"].items() if key in final else ()):
+                print(f"final {'points per deal' if by_match else 'ADP'} vs {spec}, {final[key]['label']}: "
+                      f"{ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]", flush=True)
+        if "eval_unpruned" in final:
+            o = final["eval_unpruned"]["outside_kept"]
+            print(f"unpruned greedy play chose a move pruning drops in {o['outside']:,} of {o['decisions']:,} decisions "
+                  f"({100 * o['rate']:.1f}%)", flush=True)
         final["reached_adp_above_0"] = dict(reached)
         if by_match:
             final["matches"] = _evaluate_matches(algo, baselines, args)
@@ -401,17 +423,68 @@ def _baseline_factory(spec: str, game: str, options: dict, seed: int):
     return lambda slot: build_agent(spec, game, options, seed=seed)
 
 
-def _evaluate(algo, baselines: dict, args) -> dict[str, dict]:
+# the evaluations beside the headline (record["eval"]), each {"label", "results": {baseline: ev}, ...}
+EVAL_VARIANTS = ("eval_oracle", "eval_unpruned")
+
+
+def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, pruned: bool | None = None,
+              count_outside: bool = False) -> dict[str, dict]:
     """The current greedy networks against each baseline on the same seeded deals, sides swapped (GuanDan: single
-    deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job)."""
+    deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job). They play as trained
+    (:meth:`DMC.play_options`): with the run's pruning unless ``pruned=False``, fed a zero oracle block (deployable)
+    unless ``trained_block`` (lambda x the true hands); ``count_outside`` adds ``outside_kept`` (how often the
+    greedy move lies outside the kept set of the run's pruning)."""
     from cardrl.eval.lockstep import evaluate_scorer
 
+    play = algo.play_options()
+    if trained_block:
+        play.check_trained_block("the trained-block evaluation")
     score = algo.scorer()
     env_config = dict(algo.config.env_config or {})
     options = {k: v for k, v in env_config.items() if k in algo.config.game_spec.rule_options}
+    prune = play.pruned if pruned is None else pruned
     return {spec: evaluate_scorer(score, make, args.game, deals=args.eval_deals, seed=args.seed + 1, options=options,
-                                  features=env_config.get("features"))
+                                  features=env_config.get("features"),
+                                  move_filter=play.engine_pruner() if prune else None,
+                                  input_blocks=play.engine_blocks() if trained_block else None,
+                                  count_outside=play.engine_pruner() if count_outside else None)
             for spec, make in baselines.items()}
+
+
+def evaluations(algo, baselines: dict, args) -> dict:
+    """The progress record's evaluation fields: ``eval`` (the headline: as the agent plays deployed, with its
+    pruning and a zero oracle block) and ``eval_label`` (what it fed); ``eval_oracle`` with the trained oracle block
+    where lambda > 0 now; ``eval_unpruned`` (with ``--eval-unpruned``) without the pruning, with ``outside_kept``."""
+    play = algo.play_options()
+    out: dict = {"eval": _evaluate(algo, baselines, args)}
+    if play.oracle is not None or play.pruned:
+        out["eval_label"] = play.label()
+    if play.has_trained_block:
+        out["eval_oracle"] = {"label": play.label(trained_block=True), "oracle_lambda": play.trained_lambda,
+                              "oracle_mode": play.oracle_mode,
+                              "results": _evaluate(algo, baselines, args, trained_block=True)}
+    if getattr(args, "eval_unpruned", False) and play.pruned:
+        results = _evaluate(algo, baselines, args, pruned=False, count_outside=True)
+        counts = [ev.pop("outside_kept") for ev in results.values()]
+        decisions, outside = sum(c["decisions"] for c in counts), sum(c["outside"] for c in counts)
+        out["eval_unpruned"] = {"label": play.label(pruned=False), "results": results,
+                                "outside_kept": {"decisions": decisions, "outside": outside,
+                                                 "rate": outside / decisions if decisions else 0.0}}
+    return out
+
+
+def _variant_text(record: dict, score_name: str) -> str:
+    """The progress line's part for the evaluations beside the headline."""
+    text = ""
+    if "eval_oracle" in record:
+        for spec, ev in record["eval_oracle"]["results"].items():
+            text += (f" | trained oracle block (lambda {record['eval_oracle']['oracle_lambda']:.3f}): {score_name} vs "
+                     f"{spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]")
+    if "eval_unpruned" in record:
+        for spec, ev in record["eval_unpruned"]["results"].items():
+            text += f" | unpruned: {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+        text += f" ({100 * record['eval_unpruned']['outside_kept']['rate']:.1f}% of its moves outside the kept set)"
+    return text
 
 
 def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
@@ -424,7 +497,9 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
     env_config = dict(algo.config.env_config or {})
     options = {k: v for k, v in env_config.items() if k in spec.rule_options and k not in spec.protocol.deal_options
                and k != "max_deals" and k not in spec.protocol.training_options}
-    agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"))
+    play = algo.play_options()  # as trained: its pruning, a zero oracle block (deployable)
+    agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"),
+                   move_filter=play.view_pruner(spec.name, options) if play.pruned else None)
     matches = max(1, args.eval_deals // 10)
     return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()
             for name, make in baselines.items()}

@@ -22,7 +22,11 @@ builds the DMC algorithm, trains it, evaluates the greedy networks against the `
 same seeded deals every ``--eval-every`` (sides swapped, ADP with its 95% t-interval; points per deal where the
 game's episode is a match) and reports each evaluation to Tune with an algorithm checkpoint. The scheduler (ASHA, Li
 et al. 2020, "A System for Massively Parallel Hyperparameter Tuning"; or FIFO: every trial to its end) ranks trials
-on that ADP, never on the training loss. Each trial asks for the algorithm's own resources (RLlib's
+on that ADP, never on the training loss. The agent is evaluated as it plays deployed
+(:mod:`cardrl.algorithms.dmc.evaluation`): an ODMC trial with its pruning, an oracle trial with a zero oracle block;
+``--metric-oracle-block trained`` ranks oracle trials on the score with the block they are trained on (lambda x the
+true hands) instead, and every report of an oracle trial whose lambda is above 0 carries both, labelled
+(``adp_zero_block``, ``adp_trained_block``, ``metric_label``). Each trial asks for the algorithm's own resources (RLlib's
 ``Algorithm.default_resource_request``: one CPU for the learner and sampling in the trial's process, one per env
 runner), so a 2-core machine runs two trials at once with ``--num-env-runners 0``. A trial whose process dies (a
 lost node, an OOM kill) is restarted up to ``--max-failures`` times from its last checkpoint: its frames, learner
@@ -65,7 +69,7 @@ SCHEDULERS = ("asha", "fifo")
 PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 _SPACE_KEYS = ("description", "fixed", "sweep", "num_samples")
 # run options that a sweep takes from its command line (every trial alike), not from the space file
-_RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every")
+_RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every", "eval_unpruned")
 # what --resume does not compare with the sweep's start: how this invocation runs, not what the sweep is (the space is
 # compared by content, and keys the run adds to args)
 _NOT_COMPARED = ("command", "resume", "verbose", "argv", "space", "out", "fixed", "cwd")
@@ -300,6 +304,10 @@ def add_tune_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--metric-against", default="random", type=agent_spec_arg,
                         help="baseline agent spec whose ADP the scheduler ranks trials on (random, rule, "
                              "mcs-greedy, checkpoint:PATH, ...) (default: random)")
+    parser.add_argument("--metric-oracle-block", default="zeros", choices=("zeros", "trained"),
+                        help="with --oracle: the oracle block fed when the metric is measured: zeros (deployable: what "
+                             "a real player sees) or trained (lambda of the schedule now x the true hands; zeros once "
+                             "lambda is 0) (default: zeros)")
     parser.add_argument("--scheduler", default="asha", choices=SCHEDULERS,
                         help="asha: stop trials whose ADP lags at each rung; fifo: every trial to its end "
                              "(default: asha)")
@@ -371,7 +379,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     import ray
     from ray import tune
 
-    from cardrl.algorithms.dmc.train import _evaluate, build_config, evaluation_baselines, stop_rule
+    from cardrl.algorithms.dmc.train import build_config, evaluation_baselines, evaluations, stop_rule
 
     # Tune starts a trial in its own directory: relative paths (a checkpoint:PATH baseline) mean what they meant on
     # the command line, where that directory exists on the trial's node
@@ -402,9 +410,19 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
             frames = int(result.get("frames_trained", 0))
             done = done_at(now - start, frames)
             if done or (targs.eval_every and now - last_eval >= targs.eval_every):
-                ev = _evaluate(algo, baselines, targs)[targs.metric_against]
+                evs = evaluations(algo, baselines, targs)
+                ev = evs["eval"][targs.metric_against]
+                label = evs.get("eval_label", "")
+                extra = {}
+                if "eval_oracle" in evs:
+                    trained = evs["eval_oracle"]["results"][targs.metric_against]
+                    extra = {"adp_zero_block": ev["adp"], "adp_trained_block": trained["adp"],
+                             "oracle_lambda": evs["eval_oracle"]["oracle_lambda"]}
+                    if targs.metric_oracle_block == "trained":
+                        ev, label = trained, evs["eval_oracle"]["label"]
                 metrics = {"adp": ev["adp"], "adp_low": ev["adp_low"], "adp_high": ev["adp_high"],
                            "sides": {k: v for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high")},
+                           **extra, **({"metric_label": label} if label else {}),
                            "frames_trained": frames, "deals": int(result.get("deals", 0)),
                            "time_s": round(now - start, 1), "final": bool(done), **where}
                 algo.run_info = {"time_s": metrics["time_s"]}
@@ -485,6 +503,10 @@ def run_tune(args: argparse.Namespace) -> int:
     if args.max_failures < -1:
         raise ValueError(f"--max-failures must be >= -1 (-1: unlimited, 0: never restart), got {args.max_failures}")
     _baseline_factory(args.metric_against, spec.name, spec.full_options({}), args.seed)  # a bad spec fails now
+    if args.metric_oracle_block == "trained" and args.oracle is None and "oracle" not in space.fixed \
+            and "oracle" not in space.sweep:
+        raise ValueError("--metric-oracle-block trained ranks oracle-guided trials on the score with their trained "
+                         "oracle block: give --oracle (or fix or sweep oracle in the space file)")
     checked = check_space(space, args)
     out = Path(args.out or f"runs/tune_{spec.name}").resolve()
     experiment = out / "tune"
@@ -554,7 +576,8 @@ def run_tune(args: argparse.Namespace) -> int:
     unfinished = [r["trial"] for r in rows if r["status"] == "unfinished"]
     record = {"game": spec.name, "space": space.path, "description": space.description, "fixed": space.fixed,
               "swept": {n: {"domain": d, "values": v} for n, (d, v) in space.sweep.items()},
-              "metric": f"{score_name} vs {args.metric_against}", "scheduler": args.scheduler,
+              "metric": f"{score_name} vs {args.metric_against}", "metric_oracle_block": args.metric_oracle_block,
+              "scheduler": args.scheduler,
               "max_failures": args.max_failures, "command": started["command"] or _command_line(args),
               "resumed": resuming, "trials": rows, "best": best, "errors": [str(e) for e in grid.errors]}
     (out / "results.json").write_text(json.dumps(record, indent=1, default=str) + "\n")

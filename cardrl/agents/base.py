@@ -18,7 +18,7 @@ import numpy as np
 
 from cardrl.games.engine import Engine
 
-__all__ = ["Agent", "legal_ids", "play_game"]
+__all__ = ["Agent", "agent_view", "legal_ids", "play_game"]
 
 
 class Agent(ABC):
@@ -29,6 +29,9 @@ class Agent(ABC):
     """
 
     name: str = "agent"
+    # True for an agent that reads every hand (an oracle-guided Q-network fed its trained oracle block): it is handed
+    # game.oracle_view(seat) instead of game.view(seat) (agent_view). Never for an agent judged as a real player.
+    sees_hidden_cards: bool = False
 
     def reset(self, seed: int) -> None:
         """Called at the start of each deal with the deal's seed (default: nothing to do)."""
@@ -48,6 +51,12 @@ def legal_ids(agent: Agent, legal_moves) -> np.ndarray:
     if len(legal) == 0:
         raise ValueError(f"{type(agent).__name__}.act got no legal moves (is the game over?)")
     return legal
+
+
+def agent_view(agent: Agent, game: Engine, seat: int) -> Any:
+    """What ``agent`` is handed at ``seat``: ``game.view(seat)``, or ``game.oracle_view(seat)`` (every hand) for an
+    agent that ``sees_hidden_cards``."""
+    return game.oracle_view(seat) if agent.sees_hidden_cards else game.view(seat)
 
 
 AgentsArg = Union[Mapping[int, Agent], Sequence[Agent]]
@@ -78,7 +87,7 @@ def play_game(game: Engine, agents: AgentsArg, seed: int, reward: str | None = N
         seat = game.current_player
         agent = _agent_for(agents, seat)
         legal = game.legal_moves()
-        action = agent.act(game.view(seat), legal)
+        action = agent.act(agent_view(agent, game, seat), legal)
         try:
             game.step(action)
         except (ValueError, TypeError) as err:  # IllegalMoveError is a ValueError

@@ -64,12 +64,22 @@ class QAgent(Agent):
     ``modules`` maps each of the game's agent names to a Q-module (DouDiZhu: one per role; Big2 and GuanDan: the same
     shared module for every seat); ``features`` names the game's encoder (default: the game's). Deterministic given
     the view; ties go to the stronger move (the view's ``move_strength``), then the first (:func:`greedy_index`).
+
+    Played the way it was trained: ``move_filter(view, legal) -> kept`` chooses among the kept moves only (ODMC's
+    pruning, Luo & Tan 2024 eq. 2: :class:`~cardrl.search.prune.MCSViewPruner`); ``input_blocks(view) -> {name:
+    array}`` feeds the Q-network's input blocks (an oracle-guided network's trained block, lambda x the other hands:
+    the agent then ``sees_hidden_cards`` and is handed oracle views, :func:`~cardrl.agents.base.agent_view`).
+    Without them the blocks are zeros, what a deployed agent reads.
     """
 
     name = "dmc"
 
     def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu", features: str | None = None,
-                 name: str | None = None):
+                 name: str | None = None, move_filter: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+                 input_blocks: Callable[[Any], Mapping[str, np.ndarray]] | None = None):
+        self.move_filter = move_filter
+        self.input_blocks = input_blocks
+        self.sees_hidden_cards = input_blocks is not None
         spec = get_game(game)
         self.game = spec.name
         self.features = spec.make_features(features)
@@ -89,10 +99,14 @@ class QAgent(Agent):
                              f"(bidding)")
         state, history = self.features.split(self.features.encode_view(view), agent)
         actions = self.features.action_features(view, np.asarray(legal_moves, dtype=np.int64))
-        return self.modules[agent].q_values(state, history, actions).cpu().numpy()
+        if self.input_blocks is None:
+            return self.modules[agent].q_values(state, history, actions).cpu().numpy()
+        return self.modules[agent].q_values(state, history, actions, self.input_blocks(view)).cpu().numpy()
 
     def act(self, view: Any, legal_moves) -> int:
         legal = legal_ids(self, legal_moves)
+        if self.move_filter is not None and len(legal) > 1:
+            legal = np.asarray(self.move_filter(view, legal), dtype=np.int64)
         if len(legal) == 1:
             return int(legal[0])
         strength = getattr(view, "move_strength", None)

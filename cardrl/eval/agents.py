@@ -8,8 +8,10 @@ Spec grammar (checked by :func:`parse_agent_spec` before anything is built or pl
 - a game's own agent kinds (``GameSpec.agent_kinds``): ``rule`` (every game's rule agent), ``rule-control``
   (GuanDan's second style), ...
 - a loaded agent ``KIND:PATH[:MODULE]`` of a registered loader (:mod:`cardrl.agents.loaders`); cardrl's DMC
-  registers ``checkpoint:PATH[:MODULE]`` (a cardrl DMC checkpoint; with ``:MODULE`` that one module plays every
-  seat) and ``douzero:DIR`` (DouZero's public checkpoints ``landlord.ckpt``, ``landlord_down.ckpt``,
+  registers ``checkpoint:PATH[:OPTIONS]`` (a cardrl DMC checkpoint, played as trained: an ODMC agent with its pruning,
+  an oracle agent with a zero oracle block; OPTIONS, comma-separated: ``MODULE`` that one module plays every seat,
+  ``unpruned`` every legal move, ``oracle`` the oracle block it was trained on; :mod:`cardrl.algorithms.dmc.
+  checkpoints`) and ``douzero:DIR`` (DouZero's public checkpoints ``landlord.ckpt``, ``landlord_down.ckpt``,
   ``landlord_up.ckpt``, DouDiZhu only).
 
 Which kinds a game has is asked of the registry; torch and Ray are imported only by loaders.

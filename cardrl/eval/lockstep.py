@@ -10,6 +10,13 @@ during training runs; single games and tournaments between agents are :mod:`card
 Each game of the batch has its own baseline agent, reset with the deal's seed as it starts (the same seed for every
 arrangement of a deal, as :func:`cardrl.agents.base.play_game` does), so a stochastic baseline makes the same choices
 whatever the other games of the batch do.
+
+The trained side plays the way it was trained when told how: ``move_filter(engine, legal) -> kept`` restricts its
+choice to the kept moves (ODMC's pruning, :class:`~cardrl.search.prune.MCSPruner`), and ``input_blocks(engine, seat)
+-> {name: array}`` computes the Q-network's input blocks of each waiting position (an oracle agent's trained block),
+passed to ``score`` as its ``blocks``; without them it chooses among all legal moves and the blocks are zeros.
+``count_outside`` (a move filter too, never applied) counts how often the greedy choice lies outside its kept set:
+how often an ODMC agent played unpruned picks a move it never trained on.
 """
 
 from __future__ import annotations
@@ -18,20 +25,24 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from cardrl.agents.base import Agent
+from cardrl.agents.base import Agent, agent_view
 from cardrl.agents.q_agent import greedy_index
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.stats import mean_interval
 
 __all__ = ["evaluate_scorer", "Scorer"]
 
-# score(agent name, obs (U, D), [actions (n_u, A) per position]) -> [Q (n_u,) per position]
-Scorer = Callable[[str, np.ndarray, "list[np.ndarray]"], "list[np.ndarray]"]
+# score(agent name, obs (U, D), [actions (n_u, A) per position][, blocks {name: (U, size)}]) -> [Q (n_u,) per
+# position]; blocks are passed only when evaluate_scorer is given input_blocks
+Scorer = Callable[..., "list[np.ndarray]"]
+MoveFilter = Callable[[Any, np.ndarray], np.ndarray]
 
 
 def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str = "doudizhu", deals: int = 200,
                     seed: int = 0, options: Mapping[str, Any] | None = None, features: str | None = None,
-                    batch: int = 64, per_deal: bool = False) -> dict[str, Any]:
+                    batch: int = 64, per_deal: bool = False, move_filter: MoveFilter | None = None,
+                    input_blocks: Callable[[Any, int], Mapping[str, np.ndarray]] | None = None,
+                    count_outside: MoveFilter | None = None) -> dict[str, Any]:
     """Greedy play by ``score`` against ``baseline`` on the same seeded deals, every arrangement (module docstring).
 
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
@@ -39,7 +50,9 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     score is the sum of the protocol's scored seats' payoffs (DouDiZhu: team points, the unit of DouZero's
     ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the protocol's ``sides``), their mean
     ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals (``per_deal=True`` adds the per-deal samples
-    as ``per_deal``, e.g. to pool several runs).
+    as ``per_deal``, e.g. to pool several runs). ``move_filter``, ``input_blocks``, ``count_outside``: module
+    docstring; with ``count_outside`` the result adds ``outside_kept``: ``{"decisions": greedy choices among more than
+    one move, "outside": those outside the filter's kept set}``.
     """
     protocol = protocol_for(game)
     spec = protocol.spec
@@ -55,6 +68,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     deal_seeds = np.random.default_rng([seed, 0]).integers(0, 2**62, size=deals)
     running: dict[int, tuple[int, int]] = {}
     next_job = 0
+    outside = [0, 0]  # greedy decisions, those outside count_outside's kept set
 
     def start(i: int) -> None:
         nonlocal next_job
@@ -73,17 +87,30 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
             seat = engine.current_player
             legal = engine.legal_moves()
             if seat not in arrangements[k]:
-                engine.step(baselines[i].act(engine.view(seat), legal))
-            elif len(legal) == 1:
+                engine.step(baselines[i].act(agent_view(baselines[i], engine, seat), legal))
+                continue
+            if move_filter is not None and len(legal) > 1:
+                legal = np.asarray(move_filter(engine, legal), dtype=np.int64)
+            if len(legal) == 1:
                 engine.step(int(legal[0]))
             else:
                 waiting.setdefault(spec.agents[seat], []).append((i, legal))
         for agent, items in waiting.items():
             seat = spec.seat_of(agent)
             obs = np.stack([encoder.encode(engines[i], seat) for i, _ in items])
-            q_lists = score(agent, obs, [encoder.action_features(engines[i], legal) for i, legal in items])
+            actions = [encoder.action_features(engines[i], legal) for i, legal in items]
+            if input_blocks is None:
+                q_lists = score(agent, obs, actions)
+            else:
+                per_position = [input_blocks(engines[i], seat) for i, _ in items]
+                q_lists = score(agent, obs, actions, {name: np.stack([b[name] for b in per_position])
+                                                      for name in per_position[0]})
             for (i, legal), q in zip(items, q_lists):
-                engines[i].step(int(legal[greedy_index(q, lambda e=engines[i], ids=legal: e.move_strength(ids))]))
+                move = int(legal[greedy_index(q, lambda e=engines[i], ids=legal: e.move_strength(ids))])
+                if count_outside is not None:
+                    outside[0] += 1
+                    outside[1] += move not in count_outside(engines[i], legal)
+                engines[i].step(move)
         for i, (d, k) in list(running.items()):
             if engines[i].is_over:
                 scores[d, k] = protocol.score_a(engines[i].payoffs(protocol.reward), k)
@@ -96,4 +123,6 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     out = {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
     if per_deal:
         out["per_deal"] = pair.tolist()
+    if count_outside is not None:
+        out["outside_kept"] = {"decisions": outside[0], "outside": outside[1]}
     return out

@@ -11,10 +11,12 @@ from typing import Any
 
 from cardrl.search.guandan_mcs import GuanDanMinCombinationSearch
 from cardrl.search.mcs import FixedMove, MCSRules, MinCombinationSearch, fixed_table
-from cardrl.search.prune import MCSPruner, check_slack, prune_moves, prune_threshold, search_for
+from cardrl.search.prune import (MCSPruner, MCSViewPruner, check_slack, prune_moves, prune_threshold,
+                                 prune_view_moves, search_for)
 
-__all__ = ["FixedMove", "GuanDanMinCombinationSearch", "MCSPruner", "MCSRules", "MinCombinationSearch",
-           "check_slack", "fixed_table", "min_combinations", "prune_moves", "prune_threshold", "search_for"]
+__all__ = ["FixedMove", "GuanDanMinCombinationSearch", "MCSPruner", "MCSRules", "MCSViewPruner",
+           "MinCombinationSearch", "check_slack", "fixed_table", "min_combinations", "prune_moves", "prune_threshold",
+           "prune_view_moves", "search_for"]
 
 
 def min_combinations(game: Any, hand: Any, level: int | None = None) -> int:

@@ -28,7 +28,8 @@ import numpy as np
 
 from cardrl.games.registry import GameSpec, get_game
 
-__all__ = ["prune_moves", "prune_threshold", "MCSPruner", "check_slack", "search_for"]
+__all__ = ["prune_moves", "prune_threshold", "prune_view_moves", "MCSPruner", "MCSViewPruner", "check_slack",
+           "search_for"]
 
 
 def _spec(state) -> GameSpec:
@@ -64,12 +65,16 @@ def prune_threshold(state, slack: str | float = "paper", extra: float = 0.0) -> 
     check_slack(slack, extra)
     if slack != "paper":
         return float(slack)
-    spec = _spec(state)
-    cards_left = state.cards_left()
+    return _paper_threshold(_spec(state).average_initial_cards, state.cards_left(), len(state.history), extra)
+
+
+def _paper_threshold(average_initial_cards: float, cards_left: np.ndarray, moves_made: int, extra: float) -> float:
+    """N/n + d + extra of eq. 2 from what every player sees: the cards each hand holds and the moves made so far."""
+    cards_left = np.asarray(cards_left)
     holding = cards_left[cards_left > 0]
     fewest = max(int(holding.min()) if holding.size else 1, 1)  # n >= 1 in eq. 2
-    round_ = 1 + len(state.history) // len(cards_left)
-    return spec.average_initial_cards / fewest + round_ + float(extra)
+    round_ = 1 + moves_made // len(cards_left)
+    return average_initial_cards / fewest + round_ + float(extra)
 
 
 def prune_moves(state, legal_moves, *, slack: str | float = "paper", extra: float = 0.0,
@@ -102,6 +107,51 @@ class MCSPruner:
 
     def __call__(self, state, legal_moves) -> np.ndarray:
         kept = prune_moves(state, legal_moves, slack=self.slack, extra=self.extra)
+        self.legal_seen += len(legal_moves)
+        self.kept += len(kept)
+        return kept
+
+    @property
+    def pruning_ratio(self) -> float:
+        return 1.0 - self.kept / self.legal_seen if self.legal_seen else 0.0
+
+
+def prune_view_moves(view, legal_moves, *, game: str, search, slack: str | float = "paper",
+                     extra: float = 0.0) -> np.ndarray:
+    """:func:`prune_moves` from a player's ``view`` (``game.view(seat)`` of the player to move): eq. 2 reads only what
+    that player sees (its own hand, every hand's size, the moves made), so an agent prunes exactly as the ODMC actor
+    did in training. ``game`` is the registered game's name, ``search`` its search of the deal's move set
+    (``GameSpec.make_search``)."""
+    check_slack(slack, extra)
+    legal = np.asarray(legal_moves, dtype=np.int64)
+    if len(legal) <= 1 or view.phase != "play":
+        return legal
+    if slack == "paper":
+        threshold = _paper_threshold(get_game(game).average_initial_cards, view.cards_left, len(view.history), extra)
+    else:
+        threshold = float(slack)
+    after = search.k_after_view(view, legal)
+    return legal[after <= after.min() + threshold]
+
+
+class MCSViewPruner:
+    """ODMC's pruning for an agent: ``pruner(view, legal) -> kept`` (:func:`prune_view_moves`) for a registered game
+    and its rule options, with fixed slack settings; counts what it saw and kept as :class:`MCSPruner` does."""
+
+    def __init__(self, game: str, options=None, slack: str | float = "paper", extra: float = 0.0):
+        check_slack(slack, extra)
+        spec = get_game(game)
+        if spec.search is None:
+            raise ValueError(f"ODMC pruning needs a game with Minimum Combination Search; {spec.name} has none")
+        self.game = spec.name
+        self.search = spec.make_search(spec.make_engine(**spec.full_options(options)))
+        self.slack, self.extra = slack, float(extra)
+        self.legal_seen = 0
+        self.kept = 0
+
+    def __call__(self, view, legal_moves) -> np.ndarray:
+        kept = prune_view_moves(view, legal_moves, game=self.game, search=self.search, slack=self.slack,
+                                extra=self.extra)
         self.legal_seen += len(legal_moves)
         self.kept += len(kept)
         return kept
