@@ -1,5 +1,6 @@
 """Oracle guiding's schedule length swept (OADMCDou, Luo et al. 2024, eq. 1): lambda from 1 to 0 over 1M, 5M or
-20M frames trained (the paper's 2e7).
+20M frames trained, lengths for a short budget (the paper's is 20 days at 100,236,906 pairs a day, about 2.0e9:
+``OADMCDOU_ORACLE_FRAMES`` in cardrl.algorithms.dmc.schedules).
 
 A thin entry point over ``cardrl tune doudizhu --space experiments/spaces/oracle_length.json`` (docs/tune.md): every
 option of ``cardrl tune`` is accepted and wins over the defaults here. Locally (a 2-core machine: two trials at

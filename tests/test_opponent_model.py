@@ -266,3 +266,59 @@ def test_opponent_models_train_checkpoint_restore_and_play(game, env, om, ray_lo
             plain.restore_from_path(path)
         finally:
             plain.stop()
+
+
+# ---- gradient clipping: the Q network's and the opponent model's each to its own norm (DouZero+'s code) -------------
+def test_clip_grad_groups_clips_each_group_to_its_own_norm_by_hand():
+    from cardrl.algorithms.dmc.dmc_learner import clip_grad_groups
+
+    q, om = torch.nn.Linear(2, 1), torch.nn.Linear(1, 1)  # weights (1, 2) + bias (1,); weight (1, 1) + bias (1,)
+    grads = {q.weight: torch.tensor([[30.0, 40.0]]), q.bias: torch.tensor([0.0]),  # ||q|| = 50
+             om.weight: torch.tensor([[3.0]]), om.bias: torch.tensor([4.0])}  # ||om|| = 5
+    norms = clip_grad_groups(grads, [[q.weight, q.bias], [om.weight, om.bias]], 40.0)
+    assert [float(n) for n in norms] == pytest.approx([50.0, 5.0])
+    assert grads[q.weight][0].tolist() == pytest.approx([30.0 * 40 / 50, 40.0 * 40 / 50], rel=1e-6)  # clipped to 40
+    assert grads[om.weight].tolist() == [[3.0]] and grads[om.bias].tolist() == [4.0]  # under its bound: unchanged
+    # joint clipping (one group) would have scaled the opponent model too: 40 / sqrt(50^2 + 5^2)
+    joint = {q.weight: torch.tensor([[30.0, 40.0]]), q.bias: torch.tensor([0.0]), om.weight: torch.tensor([[3.0]]),
+             om.bias: torch.tensor([4.0])}
+    clip_grad_groups(joint, [list(joint)], 40.0)
+    assert float(joint[om.weight]) == pytest.approx(3.0 * 40 / (50**2 + 5**2) ** 0.5, rel=1e-6)
+    with pytest.raises(ValueError, match="max_norm=0 must be > 0"):
+        clip_grad_groups(grads, [], 0)
+
+
+@pytest.mark.parametrize("om", ["douzero_plus", "luo_tan"])
+def test_the_learner_clips_q_and_opponent_model_separately_unless_joint(om):
+    """A real DMC learner's gradient postprocessing: ``om_grad_clip="separate"`` (default) bounds each part's norm
+    by grad_clip; ``"joint"`` (cardrl's earlier form) bounds their joint norm."""
+    env = {"features": "unified"} if om == "luo_tan" else {}
+
+    def clipped(mode: str):
+        config = DMCConfig().game("doudizhu", **env).training(opponent_model=om, hidden_sizes=[8], grad_clip=1.0,
+                                                              om_grad_clip=mode)
+        config.validate()
+        learner = config.build_learner(env=None)
+        learner.build()
+        mid = sorted(config.get_multi_rl_module_spec().rl_module_specs)[0]
+        module = learner.module[mid]
+        grads = {p: torch.full_like(p, 3.0) for p in module.parameters()}
+        out = learner.postprocess_gradients_for_module(module_id=mid, config=config, module_gradients_dict=grads)
+        in_om = {id(p) for p in module.opponent_model.parameters()}
+
+        def norm(part):
+            return float(torch.linalg.vector_norm(torch.stack([g.norm() for k, g in out.items()
+                                                               if part(id(k) in in_om)])))
+        return norm(lambda x: x), norm(lambda x: not x)
+
+    om_norm, q_norm = clipped("separate")
+    assert om_norm == pytest.approx(1.0, rel=1e-3) and q_norm == pytest.approx(1.0, rel=1e-3)
+    om_norm, q_norm = clipped("joint")
+    assert (om_norm**2 + q_norm**2) ** 0.5 == pytest.approx(1.0, rel=1e-3) and om_norm < 0.99 and q_norm < 0.99
+
+
+def test_om_grad_clip_without_an_opponent_model_or_unknown_is_refused():
+    with pytest.raises(ValueError, match="om_grad_clip are set but opponent_model is None"):
+        DMCConfig().training(om_grad_clip="joint").validate()
+    with pytest.raises(ValueError, match="om_grad_clip='both' is unknown"):
+        DMCConfig().training(opponent_model="douzero_plus", om_grad_clip="both").validate()

@@ -13,7 +13,7 @@ from cardrl.algorithms.dmc.coach import COACH, CoachModule, coach_loss, coach_mo
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
 from cardrl.algorithms.dmc.schedules import DOUZERO_PLUS_BETA, BetaSchedule, OracleSchedule, parse_oracle
-from cardrl.features.deals import PAD, initial_hands, winning_side
+from cardrl.features.deals import PAD, RANK_PAD, initial_hands, rank_ids, winning_side
 from cardrl.games.registry import get_game, register_game, unregister_game
 
 
@@ -126,10 +126,42 @@ def test_beta_schedule_and_rejection_rule():
     assert "must lie in [0, 0.5)" in BetaSchedule(((0, 0.6),)).problems()[0]
 
 
+def test_coach_reads_rank_ids_with_an_embedding_per_seat_as_douzero_plus():
+    """DouZero+'s coach (the authors' code): each seat's hand as DouZero's card values (3..14 for 3..A, 17 for the
+    2, 20 and 30 for the jokers), each seat its own Embedding(31, 256), mean-pooled over the seat's cards."""
+    coach = coach_module_spec(seats=3, width=20, sides=2).build()
+    assert coach.card_ids == "ranks" and not hasattr(coach, "embed") and len(coach.embeds) == 3
+    assert [tuple(e.weight.shape) for e in coach.embeds] == [(31, 256)] * 3
+    assert len({id(e) for e in coach.embeds}) == 3
+    engine = get_game("doudizhu").make_engine().reset(1)
+    ids = coach.encode_deal(get_game("doudizhu"), engine)
+    assert ids.shape == (3, 20) and ids.dtype == np.int16
+    assert (ids[1:, 17:] == RANK_PAD).all() and (ids[0] != RANK_PAD).all()  # landlord 20 cards, peasants 17
+    for seat, counts in enumerate(engine.cards_held()):  # each rank as often as the seat holds cards of it
+        ranks = counts[:52].reshape(13, 4).sum(1).tolist() + counts[52:].tolist()
+        want = sorted(v for v, n in zip([*range(3, 15), 17, 20, 30], ranks) for _ in range(n))
+        assert sorted(ids[seat][ids[seat] != RANK_PAD].tolist()) == want
+    assert rank_ids(np.array([0, 3, 4, 47, 48, 51, 52, 53, PAD])).tolist() == [3, 3, 4, 14, 17, 17, 20, 30, RANK_PAD]
+    with pytest.raises(ValueError, match="card kinds must lie in 0..54"):
+        rank_ids(np.array([55]))
+    # the pooled code of a seat is the mean of its own embedding's rows over its cards, by hand
+    x = torch.as_tensor(ids[None])
+    held = ids[1][ids[1] != RANK_PAD]
+    by_hand = coach.embeds[1].weight[torch.as_tensor(held, dtype=torch.long)].mean(0)
+    pooled = coach.embedded(x.long())[0, 1][:len(held)].mean(0)
+    assert torch.allclose(pooled, by_hand)
+    changed = coach.logits(x).detach().clone()
+    with torch.no_grad():
+        coach.embeds[2].weight[3] += 1.0  # a 3 in landlord_up's embedding changes nothing unless landlord_up has one
+    assert torch.equal(coach.logits(x), changed) == (3 not in ids[2].tolist())
+    with pytest.raises(ValueError, match="card_ids='suits' is unknown"):
+        coach_module_spec(seats=3, width=20, sides=2, card_ids="suits")
+
+
 def test_coach_network_shapes_loss_and_brier_by_hand():
-    spec = coach_module_spec(seats=3, width=20, sides=2)
+    spec = coach_module_spec(seats=3, width=20, sides=2, card_ids="kinds")  # cardrl's earlier form, an option
     coach = spec.build()
-    assert isinstance(coach, CoachModule) and coach.embed.embedding_dim == 256
+    assert isinstance(coach, CoachModule) and coach.embed.embedding_dim == 256 and coach.embed.num_embeddings == 55
     assert [l.out_features for l in coach.per_seat[0] if isinstance(l, torch.nn.Linear)] == [128, 128, 128]
     assert [l.out_features for l in coach.head if isinstance(l, torch.nn.Linear)] == [256, 128, 64, 2]
     engine = get_game("doudizhu").make_engine().reset(1)
@@ -158,6 +190,8 @@ def test_coach_network_shapes_loss_and_brier_by_hand():
     ({"q_clip": "ratio"}, "q_clip='ratio' is unknown"),
     ({"oracle_mode": "bernoulli"}, "oracle is None"),
     ({"coach_batch": 64}, "coach is False"),
+    ({"coach_input": "kinds"}, "coach_input are set but coach is False"),
+    ({"coach": True, "coach_input": "suits"}, "coach_input='suits' is unknown"),
     ({"coach": True, "coach_beta": ((10, 0.1),)}, "from step 0"),
 ])
 def test_bad_paper_options_are_refused_at_validate(options, message):
@@ -215,3 +249,44 @@ def test_oracle_admc_and_coach_train_checkpoint_resume_and_play(game, env, ray_l
             plain.restore_from_path(path)
         finally:
             plain.stop()
+
+
+# ---- the oracle schedule's length in the experiment scripts -------------------------------------------------------
+def _script_argv(name: str) -> list:
+    """The arguments an experiment script passes to ``main`` before ``*sys.argv[1:]`` (names resolved from the
+    script's own imports)."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    tree = ast.parse((Path(__file__).resolve().parents[1] / "experiments" / name).read_text())
+    names = {alias.asname or alias.name: getattr(importlib.import_module(node.module), alias.name)
+             for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module.startswith("cardrl")
+             for alias in node.names}
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "main")
+    out = []
+    for e in call.args[0].elts:
+        if isinstance(e, ast.Constant):
+            out.append(e.value)
+        elif isinstance(e, ast.Name):
+            out.append(names[e.id])
+        elif isinstance(e, ast.Starred) and isinstance(e.value, ast.Name):
+            out.extend(names[e.value.id])
+    return out
+
+
+@pytest.mark.parametrize("script", ["oadmcdou_doudizhu.py", "oracledou_doudizhu.py", "oadmc_big2.py",
+                                    "oadmc_guandan.py"])
+def test_oracle_scripts_anneal_over_the_paper_s_20_days_and_a_flag_shortens_it(script):
+    """OADMCDou: lambda 1 -> 0 over the first 20 days at 100,236,906 state-action pairs a day (Sec. 5)."""
+    from cardrl.algorithms.dmc.schedules import OADMCDOU_ORACLE, OADMCDOU_ORACLE_FRAMES
+    from cardrl.algorithms.dmc.train import build_config
+    from cardrl.cli import build_parser
+
+    assert OADMCDOU_ORACLE_FRAMES == 2_004_738_120 and OADMCDOU_ORACLE == "1:0:2004738120"
+    argv = _script_argv(script)
+    config = build_config(build_parser().parse_args(argv), say=lambda *a: None)
+    assert config.oracle == OracleSchedule(1.0, 0.0, 2_004_738_120)
+    assert config.oracle.value(OADMCDOU_ORACLE_FRAMES // 2) == pytest.approx(0.5)
+    shorter = build_config(build_parser().parse_args([*argv, "--oracle", "1:0:3000000"]), say=lambda *a: None)
+    assert shorter.oracle == OracleSchedule(1.0, 0.0, 3_000_000)

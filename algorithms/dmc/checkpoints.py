@@ -6,8 +6,9 @@ importing this package.
 
 - ``checkpoint:PATH[:MODULE]``: a cardrl DMC checkpoint. PATH is an algorithm checkpoint directory (its
   ``learner_group/learner/rl_module``) or a multi-module directory; each seat plays the module of its agent (the
-  game's module mapping: one per DouDiZhu role, ``shared`` for Big2 and GuanDan). With ``:MODULE`` that one module
-  plays every seat. The checkpoint's game and rule options are checked against the game's before anything plays.
+  module mapping the run trained with, recorded in the checkpoint: one per DouDiZhu role with DouZero's features,
+  ``shared`` with Luo & Tan's unified features and for Big2 and GuanDan). With ``:MODULE`` that one module plays
+  every seat. The checkpoint's game and rule options are checked against the game's before anything plays.
 - ``checkpoint:PATH:OPTIONS``: OPTIONS is a comma-separated list of ``MODULE`` (at most one), ``oracle`` and
   ``unpruned``. An algorithm checkpoint plays the way it was trained (its training options are read from the
   checkpoint: :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`): an ODMC agent (``prune="mcs"``) chooses among
@@ -160,6 +161,16 @@ def checkpoint_features(path: str | Path) -> str | None:
     return None
 
 
+def _module_mapping_of(counters: Mapping[str, Any] | None, module_root: Path, spec) -> str:
+    """The module mapping a checkpoint was trained with: recorded in its DMC counters; else (checkpoints written
+    before it was recorded, or a bare module directory) ``"shared"`` when there is a ``shared`` module and not one
+    per agent, else the game's ``module_mapping`` (what every run used then)."""
+    if counters and counters.get("module_mapping"):
+        return str(counters["module_mapping"])
+    per_agent = all((module_root / agent).is_dir() for agent in spec.agents)
+    return "shared" if (module_root / "shared").is_dir() and not per_agent else spec.module_mapping
+
+
 def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, Any] | None = None,
                             module: str | None = None) -> dict[str, Any]:
     """Agent name -> Q-module (eval mode, CPU) of a cardrl DMC checkpoint for ``game``; the checkpoint's game and
@@ -173,12 +184,13 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     root = Path(path)
     if not root.is_dir():
         raise FileNotFoundError(f"checkpoint directory {root} does not exist")
+    counters = None
     if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file() \
             or (root / MANIFEST).is_file():
         verify_checkpoint(root, algorithm=False)
-        _check_algorithm_checkpoint(root, spec.name, options)
+        counters = _check_algorithm_checkpoint(root, spec.name, options)
     mroot = _module_root(root)
-    mapping = MAPPINGS[spec.module_mapping]
+    mapping = MAPPINGS[_module_mapping_of(counters, mroot, spec)]
     names = {agent: module or mapping(agent) for agent in spec.agents}
     missing = sorted({n for n in names.values() if not (mroot / n).is_dir()})
     if missing:

@@ -9,7 +9,12 @@ alongside the Q-networks on the self-play outcomes of the accepted deals (so on 
 with cross-entropy and Adam (lr 1e-4, 128 games a batch).
 
 - :class:`CoachModule`: per seat an embedding of each card (256) mean-pooled over the hand, three 128-unit ReLU
-  layers; the seats' 128-dim codes concatenated -> 256 -> 128 -> 64 -> one logit per *side*. Sides are the game's
+  layers; the seats' 128-dim codes concatenated -> 256 -> 128 -> 64 -> one logit per *side*. What a card is
+  (``card_ids``): ``"ranks"`` (default), as the authors' code: its rank as DouZero's card value
+  (:func:`~cardrl.features.deals.rank_ids`), each seat with an ``Embedding(31, 256)`` of its own; or ``"kinds"``
+  (cardrl's earlier form): each of the 54 card kinds (DouDiZhu: rank x copy; Big2, GuanDan: rank x suit), one
+  ``Embedding(55, 256)`` for every seat. Ranks drop the suits, which the paper's DouDiZhu does not have and Big2
+  and GuanDan do. Sides are the game's
   evaluation arrangements (:mod:`cardrl.eval.protocols`): DouDiZhu landlord / peasants (two logits, whose softmax
   is their one sigmoid: the same model), beyond the paper Big2's four seats and GuanDan's two teams (of the first
   deal of a match).
@@ -32,13 +37,14 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
 from cardrl.algorithms.dmc.schedules import DOUZERO_PLUS_BETA, BetaSchedule
-from cardrl.features.deals import PAD
+from cardrl.features.deals import PAD, RANK_IDS, RANK_PAD, rank_ids
 
-__all__ = ["COACH", "COACH_HANDS", "COACH_SIDE", "COACH_LOGITS", "CoachModule", "BetaSchedule", "rejects",
+__all__ = ["COACH", "COACH_HANDS", "CARD_IDS", "COACH_SIDE", "COACH_LOGITS", "CoachModule", "BetaSchedule", "rejects",
            "coach_loss", "coach_module_spec", "DOUZERO_PLUS_BETA"]
 
 COACH = "coach"  # the module id in the MultiRLModule
-COACH_HANDS = "coach_hands"  # (B, seats, width) int16 card kinds, PAD-padded
+COACH_HANDS = "coach_hands"  # (B, seats, width) int16 card ids (rank ids or kinds: CoachModule.card_ids), padded
+CARD_IDS = ("ranks", "kinds")
 COACH_SIDE = "coach_side"  # (B,) int8 the side that won
 COACH_LOGITS = "coach_logits"
 
@@ -49,22 +55,44 @@ def rejects(probs: np.ndarray, beta: float) -> bool:
 
 
 class CoachModule(TorchRLModule):
-    """The coach (module docstring). model_config: ``seats``, ``width`` (cards per hand, padded), ``sides``."""
+    """The coach (module docstring). model_config: ``seats``, ``width`` (cards per hand, padded), ``sides``,
+    ``card_ids`` (``"ranks"``, the default, or ``"kinds"``)."""
 
     def setup(self) -> None:
         cfg = self.model_config
         self.seats, self.width, self.sides = int(cfg["seats"]), int(cfg["width"]), int(cfg["sides"])
-        self.embed = nn.Embedding(PAD + 1, 256, padding_idx=PAD)
+        self.card_ids = cfg.get("card_ids", "ranks")
+        if self.card_ids not in CARD_IDS:
+            raise ValueError(f"the coach's card_ids={self.card_ids!r} is unknown; allowed: {CARD_IDS}")
+        if self.card_ids == "ranks":  # DouZero+: each seat an embedding of its own over rank ids
+            self.pad = RANK_PAD
+            self.embeds = nn.ModuleList(nn.Embedding(RANK_IDS, 256, padding_idx=RANK_PAD) for _ in range(self.seats))
+        else:  # one embedding of the 54 card kinds for every seat
+            self.pad = PAD
+            self.embed = nn.Embedding(PAD + 1, 256, padding_idx=PAD)
         self.per_seat = nn.ModuleList(nn.Sequential(nn.Linear(256, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(),
                                                     nn.Linear(128, 128), nn.ReLU()) for _ in range(self.seats))
         self.head = nn.Sequential(nn.Linear(128 * self.seats, 256), nn.ReLU(), nn.Linear(256, 128), nn.ReLU(),
                                   nn.Linear(128, 64), nn.ReLU(), nn.Linear(64, self.sides))
 
+    def encode_deal(self, spec, engine) -> np.ndarray:
+        """``(seats, width)`` int16: the dealt hands of ``engine`` (a game of ``spec``, the game's registry entry) as
+        this coach reads them."""
+        kinds = spec.coach_hands(engine, self.width)
+        return rank_ids(kinds) if self.card_ids == "ranks" else kinds
+
+    def embedded(self, hands: torch.Tensor) -> torch.Tensor:
+        """``(B, seats, width)`` card ids -> ``(B, seats, width, 256)``: each seat's own embedding (ranks) or the
+        shared one (kinds)."""
+        if self.card_ids == "ranks":
+            return torch.stack([embed(hands[:, s]) for s, embed in enumerate(self.embeds)], dim=1)
+        return self.embed(hands)
+
     def logits(self, hands: torch.Tensor) -> torch.Tensor:
-        """``(B, seats, width)`` card kinds -> ``(B, sides)`` logits."""
+        """``(B, seats, width)`` card ids (:meth:`encode_deal`) -> ``(B, sides)`` logits."""
         hands = hands.long()
-        held = (hands != PAD).float()
-        pooled = (self.embed(hands) * held[..., None]).sum(2) / held.sum(2, keepdim=True).clamp(min=1.0)
+        held = (hands != self.pad).float()
+        pooled = (self.embedded(hands) * held[..., None]).sum(2) / held.sum(2, keepdim=True).clamp(min=1.0)
         codes = torch.cat([net(pooled[:, s]) for s, net in enumerate(self.per_seat)], dim=-1)
         return self.head(codes)
 
@@ -78,10 +106,15 @@ class CoachModule(TorchRLModule):
         return {COACH_LOGITS: self.logits(batch[COACH_HANDS])}
 
 
-def coach_module_spec(seats: int, width: int, sides: int, inference_only: bool = False) -> RLModuleSpec:
-    obs = gym.spaces.Box(0, PAD, (seats, width), np.int16)
+def coach_module_spec(seats: int, width: int, sides: int, inference_only: bool = False,
+                      card_ids: str = "ranks") -> RLModuleSpec:
+    """The coach's module spec; ``card_ids``: ``"ranks"`` (DouZero+) or ``"kinds"`` (:class:`CoachModule`)."""
+    if card_ids not in CARD_IDS:
+        raise ValueError(f"the coach's card_ids={card_ids!r} is unknown; allowed: {CARD_IDS}")
+    obs = gym.spaces.Box(0, RANK_IDS - 1 if card_ids == "ranks" else PAD, (seats, width), np.int16)
     return RLModuleSpec(module_class=CoachModule, observation_space=obs, action_space=gym.spaces.Discrete(sides),
-                        inference_only=inference_only, model_config={"seats": seats, "width": width, "sides": sides})
+                        inference_only=inference_only,
+                        model_config={"seats": seats, "width": width, "sides": sides, "card_ids": card_ids})
 
 
 def coach_loss(logits: torch.Tensor, side: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:

@@ -4,7 +4,9 @@ DouZero (Zha et al. 2021), restated in DouZero+ (Zhao et al. 2022, "DouZero+: Im
 Modeling and Coach-guided Learning", section III) and Luo & Tan 2024 (Algorithm 1): actors play whole games
 epsilon-greedily (epsilon 0.01) with Q(s, a); every chosen (s, a) is labelled with the player's final return G;
 learners minimise (Q(s, a) - G)^2 with RMSprop (lr 1e-4, alpha 0.99, eps 1e-5) and gradient clipping 40. One network
-per DouDiZhu seat as DouZero; one shared network with seat identity in the features for Big2/GuanDan.
+per DouDiZhu seat with DouZero's features, as DouZero; one shared network with seat identity in the features for
+Luo & Tan's unified features ("a single model that can be applied to all players", their Appendix C), Big2 and
+GuanDan (``module_mapping`` chooses either).
 
 Data flow (docs/architecture.md): :class:`~cardrl.algorithms.dmc.dmc_env_runner.DMCEnvRunner` actors play many games
 at once and return compact per-module samples; the driver keeps one sample request in flight per runner, each
@@ -45,6 +47,7 @@ from ray.rllib.utils.metrics import (
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.coach import COACH
 from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, OPTIMIZERS, Q_MODELS, DMCSettings, field_default
+from cardrl.algorithms.dmc.settings import COACH_INPUTS, OM_GRAD_CLIPS
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
@@ -56,7 +59,8 @@ _DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "optimizer",
                          "prune_extra", "actor_q_clip", "buffer_frames", "opponent_model", "om_loss_weight",
                          "om_card_weight", "om_k_weight", "q_clip", "admc_gamma", "admc_q_floor", "oracle",
                          "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch",
-                         "gpu_inference", "actor_precision", "driver_sample_frames")
+                         "gpu_inference", "actor_precision", "driver_sample_frames", "module_mapping", "om_grad_clip",
+                         "coach_input")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -111,20 +115,33 @@ class DMCConfig(AlgorithmConfig):
         """Choose the game (a registered name, e.g. ``"doudizhu"``) and its env options (e.g. ``reward="wp"``).
 
         The game's registry entry gives the defaults the user has not chosen: the policy mapping (one Q-network per
-        DouDiZhu seat, one shared network for Big2 and GuanDan) and the Q-network (DouZero's LSTM where the
+        DouDiZhu seat with DouZero's features, one shared network with Luo & Tan's unified features and for Big2
+        and GuanDan; :meth:`resolved_module_mapping`) and the Q-network (DouZero's LSTM where the
         features have a history, else DanZero's MLP)."""
         if name is not NotProvided:
             spec = get_game(name)
             self.game_name = spec.name
-            if self.policy_mapping_fn in MAPPINGS.values():  # not chosen by the user: the game's default
-                self.policy_mapping_fn = MAPPINGS[spec.module_mapping]
             if not self._q_model_chosen:  # the network made for the features
                 self.q_model = spec.make_features(dict(self.env_config or {}).get("features")).default_q_model
         if env_config:
             self.env_config = {**dict(self.env_config or {}), **env_config}
             if not self._q_model_chosen and "features" in env_config:
                 self.q_model = self.game_spec.make_features(env_config["features"]).default_q_model
+        self._apply_module_mapping()
         return self
+
+    def resolved_module_mapping(self) -> str:
+        """``"shared"`` or ``"per_agent"``: ``module_mapping`` if set, else the game's default for the features (one
+        network per DouDiZhu seat with DouZero's features; one shared network with Luo & Tan's unified features,
+        whose identity and camp bits tell seats apart, and in Big2 and GuanDan)."""
+        if self.module_mapping is not None:
+            return self.module_mapping
+        return self.game_spec.default_module_mapping((self.env_config or {}).get("features"))
+
+    def _apply_module_mapping(self) -> None:
+        """Set ``policy_mapping_fn`` from :meth:`resolved_module_mapping` unless the user gave one of their own."""
+        if self.policy_mapping_fn in MAPPINGS.values() and self.module_mapping in (None, *MAPPINGS):
+            self.policy_mapping_fn = MAPPINGS[self.resolved_module_mapping()]
 
     def training(self, **kwargs) -> "DMCConfig":
         """DMC's options (:class:`~cardrl.algorithms.dmc.settings.DMCSettings` lists them with their meaning) and
@@ -153,6 +170,7 @@ class DMCConfig(AlgorithmConfig):
         for name, value in own.items():
             if value is not NotProvided:
                 setattr(self, name, value)
+        self._apply_module_mapping()
         return self
 
     def beta_schedule(self):
@@ -233,10 +251,38 @@ class DMCConfig(AlgorithmConfig):
                     errors.append(f"{name}={value!r} must be a positive int")
             if isinstance(self.coach_lr, bool) or not isinstance(self.coach_lr, (int, float)) or not self.coach_lr > 0:
                 errors.append(f"coach_lr={self.coach_lr!r} must be a number > 0")
-        elif self.coach_beta is not None or (self.coach_step_frames, self.coach_lr, self.coach_batch) != (
-                3200, 1e-4, 128):
-            errors.append("coach_beta/coach_step_frames/coach_lr/coach_batch are set but coach is False")
+            if self.coach_input not in COACH_INPUTS:
+                errors.append(f"coach_input={self.coach_input!r} is unknown; allowed: "
+                              f"{', '.join(map(repr, COACH_INPUTS))}")
+        elif self.coach_beta is not None or (self.coach_step_frames, self.coach_lr, self.coach_batch,
+                                             self.coach_input) != (3200, 1e-4, 128, "ranks"):
+            errors.append("coach_beta/coach_step_frames/coach_lr/coach_batch/coach_input are set but coach is False")
         return errors
+
+    def _problems_of_module_mapping(self, spec) -> list[str]:
+        """What is wrong with ``module_mapping``: an unknown value, one given beside a policy_mapping_fn of the
+        user's own, or one shared network over features whose state has another size for some seat."""
+        if self.module_mapping not in (None, *MAPPINGS):
+            return [f"module_mapping={self.module_mapping!r} is unknown; allowed: None (the game's default for the "
+                    f"features), {', '.join(map(repr, MAPPINGS))}"]
+        if self.policy_mapping_fn not in MAPPINGS.values():
+            return [] if self.module_mapping is None else [
+                f"module_mapping={self.module_mapping!r} and a policy_mapping_fn of your own are both given; give one"]
+        mapping = self.resolved_module_mapping()
+        if self.policy_mapping_fn is not MAPPINGS[mapping]:  # features changed after .game() (e.g. .environment())
+            if self._is_frozen:
+                return [f"policy_mapping_fn does not follow module_mapping={mapping!r}: set the features with "
+                        f".game(name, features=...) before the config is frozen"]
+            self.policy_mapping_fn = MAPPINGS[mapping]
+        if mapping == "shared":
+            features = spec.make_features((self.env_config or {}).get("features"))
+            sizes = {agent: features.state_dim(agent) for agent in spec.agents}
+            if len(set(sizes.values())) > 1:
+                fitting = [name for name, m in spec.module_mapping_by_features.items() if m == "shared"]
+                return [f"module_mapping='shared' needs features with one state size for every seat, so that one "
+                        f"network plays them all; {spec.name}'s {features.name} features have {sizes}: use "
+                        f"module_mapping='per_agent'" + (f" or features={fitting[0]!r}" if fitting else "")]
+        return []
 
     def target_scales(self) -> dict[str, float]:
         """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
@@ -274,7 +320,7 @@ class DMCConfig(AlgorithmConfig):
 
             spec.rl_module_specs[COACH] = coach_module_spec(env_.game.num_players, max_hand(env_.game),
                                                             len(self.game_spec.protocol.arrangements),
-                                                            inference_only=inference_only)
+                                                            inference_only=inference_only, card_ids=self.coach_input)
         return spec
 
     def opponent_model_config(self, game) -> dict:
@@ -302,6 +348,7 @@ class DMCConfig(AlgorithmConfig):
                                   f"learner updates on an equal slice of every batch")
         if self.optimizer not in OPTIMIZERS:
             errors.append(f"optimizer={self.optimizer!r} is unknown; allowed: {', '.join(map(repr, OPTIMIZERS))}")
+        errors += self._problems_of_module_mapping(spec)
         if self.q_model not in MODELS:
             errors.append(f"q_model {self.q_model!r} is unknown; available: {MODELS}")
         elif self.q_model == "douzero_lstm":
@@ -328,9 +375,13 @@ class DMCConfig(AlgorithmConfig):
                 value = getattr(self, name)
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
                     errors.append(f"{name}={value!r} must be a number >= 0")
-        elif (self.om_loss_weight, self.om_card_weight, self.om_k_weight) != (1.0, 1.0, 1.0):
-            errors.append("om_loss_weight/om_card_weight/om_k_weight are set but opponent_model is None: set "
-                          "opponent_model='luo_tan' or 'douzero_plus'")
+            if self.om_grad_clip not in OM_GRAD_CLIPS:
+                errors.append(f"om_grad_clip={self.om_grad_clip!r} is unknown; allowed: "
+                              f"{', '.join(map(repr, OM_GRAD_CLIPS))}")
+        elif (self.om_loss_weight, self.om_card_weight, self.om_k_weight, self.om_grad_clip) != (1.0, 1.0, 1.0,
+                                                                                                 "separate"):
+            errors.append("om_loss_weight/om_card_weight/om_k_weight/om_grad_clip are set but opponent_model is None: "
+                          "set opponent_model='luo_tan' or 'douzero_plus'")
         if not 0.0 <= self.epsilon <= 1.0:
             errors.append(f"epsilon={self.epsilon} must lie in [0, 1]")
         if self.frames_per_update < 1:
@@ -641,15 +692,19 @@ class DMC(Algorithm):
         return {"game": cfg.game_spec.env_name, "q_model": cfg.q_model, "opponent_model": cfg.opponent_model,
                 "features": (cfg.env_config or {}).get("features") or cfg.game_spec.default_features,
                 "oracle": cfg.oracle is not None, "coach": bool(cfg.coach),
+                "module_mapping": cfg.resolved_module_mapping(),
+                **({"coach_input": cfg.coach_input} if cfg.coach else {}),
                 "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
                 "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
         if not counters:
             raise ValueError(f"{where} is not a cardrl DMC checkpoint (it has no DMC state)")
-        # keys older checkpoints lack had one value then: no opponent model, oracle or coach, the game's features
+        # keys older checkpoints lack had one value then: no opponent model, oracle or coach, the game's features,
+        # the game's module mapping whatever the features, the coach reading card kinds
         older = {"opponent_model": None, "oracle": False, "coach": False,
-                 "features": self.config.game_spec.default_features}
+                 "features": self.config.game_spec.default_features,
+                 "module_mapping": self.config.game_spec.module_mapping, "coach_input": "kinds"}
         diffs = [f"{k}: checkpoint has {counters.get(k, older.get(k))!r}, this config has {v!r}"
                  for k, v in self._identity().items() if counters.get(k, older.get(k)) != v]
         if diffs:

@@ -228,13 +228,13 @@ class DMCEnvRunner(CardGameEnvRunner):
             env.reset(seed=int(self._rng.integers(2**62)))
             if self.coach is None:
                 break
-            hands = self.config.game_spec.coach_hands(env.game, self.coach.width)
+            hands = self.coach.encode_deal(self.config.game_spec, env.game)
             if not rejects(self.coach.probabilities(hands), self.coach_beta):
                 self._coach_counts[1] += 1
                 break
             self._coach_counts[0] += 1
         if self.coach is not None:
-            self._coach_hands[i] = self.config.game_spec.coach_hands(env.game, self.coach.width)
+            self._coach_hands[i] = self.coach.encode_deal(self.config.game_spec, env.game)
         self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
 

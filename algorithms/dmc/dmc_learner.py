@@ -87,6 +87,29 @@ class DMCTorchLearner(TorchLearner):
         if batch.env_steps() > 0:
             super()._log_metrics(batch)
 
+    def postprocess_gradients_for_module(self, *, module_id: ModuleID, config: "AlgorithmConfig" = None,
+                                         module_gradients_dict: dict) -> dict:
+        """RLlib's clipping (``grad_clip`` by global norm over the module's gradients), except for a Q-module with
+        an opponent model and ``om_grad_clip="separate"`` (the default): the Q network's and the opponent model's
+        gradients are each clipped to global norm ``grad_clip`` on their own, as DouZero+'s code clips each
+        network's (:func:`clip_grad_groups`); their norms before clipping are logged as
+        ``gradients_q_global_norm`` and ``gradients_opponent_model_global_norm``."""
+        module = self.module[module_id]
+        module = module.unwrapped() if hasattr(module, "unwrapped") else module
+        om = getattr(module, "opponent_model", None)
+        if (module_id == COACH or om is None or getattr(config, "om_grad_clip", "separate") != "separate"
+                or not config.grad_clip or config.grad_clip_by != "global_norm"):
+            return super().postprocess_gradients_for_module(module_id=module_id, config=config,
+                                                            module_gradients_dict=module_gradients_dict)
+        om_params = {id(p) for p in om.parameters()}
+        grads = dict(module_gradients_dict)
+        groups = {"q": [k for k in grads if id(k) not in om_params],
+                  "opponent_model": [k for k in grads if id(k) in om_params]}
+        norms = clip_grad_groups(grads, list(groups.values()), float(config.grad_clip))
+        for name, norm in zip(groups, norms):
+            self.metrics.log_value(key=(module_id, f"gradients_{name}_global_norm"), value=norm, window=1)
+        return grads
+
     def configure_optimizers_for_module(self, module_id: ModuleID, config: "AlgorithmConfig" = None) -> None:
         """One RMSprop per Q-module (DouZero keeps one optimizer per position); lr from ``config.lr``. The coach
         (DouZero+) has its own Adam (``config.coach_lr``)."""
@@ -152,3 +175,23 @@ class DMCTorchLearner(TorchLearner):
         if module_id not in cache:
             cache[module_id] = config.reward_bounds(module_id)
         return cache[module_id]
+
+
+def clip_grad_groups(grads: dict, groups: list[list], max_norm: float) -> list[torch.Tensor]:
+    """Clip each group of gradients to global norm ``max_norm`` on its own, in place in ``grads`` (parameter ref ->
+    gradient; ``None`` gradients are skipped): ``g <- g * min(1, max_norm / (||group|| + 1e-6))``, the coefficient
+    of ``torch.nn.utils.clip_grad_norm_`` and of RLlib's clipping. Returns each group's norm before clipping."""
+    if not max_norm > 0:
+        raise ValueError(f"max_norm={max_norm!r} must be > 0")
+    norms = []
+    for group in groups:
+        present = [k for k in group if grads.get(k) is not None]
+        if not present:
+            norms.append(torch.tensor(0.0))
+            continue
+        norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(grads[k]) for k in present]))
+        coeff = torch.clamp(max_norm / (norm + 1e-6), max=1.0)
+        for k in present:
+            grads[k] = grads[k] * coeff
+        norms.append(norm)
+    return norms

@@ -12,7 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["OracleSchedule", "parse_oracle", "BetaSchedule", "DOUZERO_PLUS_BETA"]
+__all__ = ["OracleSchedule", "parse_oracle", "BetaSchedule", "DOUZERO_PLUS_BETA", "OADMCDOU_PAIRS_PER_DAY",
+           "OADMCDOU_ORACLE_DAYS", "OADMCDOU_ORACLE_FRAMES", "OADMCDOU_ORACLE"]
+
+# OADMCDou's oracle schedule in frames (state-action pairs trained, what cardrl's schedules count). Luo et al. 2024,
+# Sec. 5, "Implementation details": "an average of 100,236,906 state-action pairs are generated and trained daily";
+# "Evaluation of Oracle Guiding": lambda falls linearly from one to zero "over the initial 20 days" (of 30).
+# 100,236,906 x 20 = 2,004,738,120, about 2.0e9.
+OADMCDOU_PAIRS_PER_DAY = 100_236_906
+OADMCDOU_ORACLE_DAYS = 20
+OADMCDOU_ORACLE_FRAMES = OADMCDOU_PAIRS_PER_DAY * OADMCDOU_ORACLE_DAYS
+OADMCDOU_ORACLE = f"1:0:{OADMCDOU_ORACLE_FRAMES}"  # the --oracle value of the experiment scripts
 
 # DouZero+'s beta: (from learner step, beta); a learner step is 3,200 frames (its batch of 32 x 100, per position)
 DOUZERO_PLUS_BETA = ((0, 0.0), (20_000, 0.10), (40_000, 0.15), (60_000, 0.20), (80_000, 0.25), (100_000, 0.30))

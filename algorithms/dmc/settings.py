@@ -16,12 +16,15 @@ from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
-           "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS",
-           "OPTIMIZERS"]
+           "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
+           "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
 OPTIMIZERS = ("rmsprop", "rmsprop_tf1")
 OPPONENT_MODELS = ("luo_tan", "douzero_plus")
+MODULE_MAPPINGS = ("shared", "per_agent")
+OM_GRAD_CLIPS = ("separate", "joint")
+COACH_INPUTS = ("ranks", "kinds")
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
 
 
@@ -118,6 +121,16 @@ class DMCSettings:
     om_card_weight: float = option(1.0, "luo_tan: weight of each card head's binary cross-entropy in its loss (the "
                                         "mean over its heads: one per card bit, one for K)", type=float)
     om_k_weight: float = option(1.0, "luo_tan: weight of the K head's cross-entropy in its loss", type=float)
+    om_grad_clip: str = option("separate", "how grad-clip bounds a module with an opponent model: separate (the Q "
+                                           "network's and the opponent model's gradients each clipped to its own "
+                                           "global norm, as DouZero+'s code) or joint (one global norm over both)",
+                               choices=OM_GRAD_CLIPS)
+    module_mapping: str | None = option(None, "which Q-network plays each seat: shared (one network for every seat, "
+                                              "which tells seats apart by the identity bits of its features: Luo & "
+                                              "Tan's unified features, Big2, GuanDan) or per_agent (one network per "
+                                              "seat: DouZero) (default: the game's for the features: per_agent for "
+                                              "DouDiZhu with DouZero's features, shared otherwise)",
+                                        choices=MODULE_MAPPINGS)
     hidden_sizes: tuple[int, ...] | None = option(None, "hidden layer sizes of the Q-network (default: the "
                                                         "model's paper sizes)", type=int, nargs="+")
     prune: str | None = option(None, "ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan "
@@ -143,6 +156,11 @@ class DMCSettings:
                                        "probability of showing them (bernoulli)", choices=("scale", "bernoulli"))
     coach: bool = option(False, "DouZero+'s coach network: deal again when it predicts a side wins with probability "
                                 "above 1 - beta (beta by learner step: 0, then 0.10 .. 0.30)")
+    coach_input: str = option("ranks", "what the coach reads of a card: ranks (DouZero+: its rank, 3..2 and the "
+                                       "jokers, as DouZero's card value; each seat its own Embedding(31, 256); drops "
+                                       "suits, which Big2 and GuanDan have) or kinds (each of the 54 card kinds: "
+                                       "DouDiZhu's rank x copy, Big2's and GuanDan's rank x suit; one Embedding(55, "
+                                       "256) for every seat)", choices=COACH_INPUTS)
     coach_beta: tuple | None = option(None, "the coach's beta schedule ((learner step, beta), ...) (default: "
                                             "DouZero+'s)", cli=False)
     coach_step_frames: int = option(3200, "frames per learner step of the coach's beta schedule (DouZero+: 3,200)",

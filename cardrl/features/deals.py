@@ -2,6 +2,9 @@
 
 :func:`initial_hands` encodes the hands as they are dealt: per seat the card kinds it holds, one entry per card
 (DouZero+'s coach embeds each card and pools per seat), padded with :data:`PAD` to the largest hand of the game.
+:func:`rank_ids` reads each card as DouZero+'s coach does: its rank as DouZero's card value (3..14 for 3..A, 17 for
+the 2, 20 and 30 for the black and red joker; the authors' ``Embedding(31, 256)`` is indexed by these), suits and
+copies dropped, padded with :data:`RANK_PAD`.
 :func:`winning_side` is the label: which side of the game's evaluation protocol won the first scoring segment (a
 deal): DouDiZhu's landlord or peasants, Big2's seat, GuanDan's team.
 """
@@ -10,9 +13,14 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["PAD", "initial_hands", "max_hand", "winning_side"]
+__all__ = ["PAD", "RANK_PAD", "RANK_IDS", "initial_hands", "rank_ids", "max_hand", "winning_side"]
 
 PAD = 54  # the padding card kind (kinds are 0..53)
+RANK_PAD = 0  # the padding rank id (DouZero's card values start at 3)
+RANK_IDS = 31  # rank ids 0..30: DouZero's card values, the size of DouZero+'s coach embedding
+# card kind (cardrl's 54: rank x 4 for 3..2, then the black and red joker; cardrl/cards.py) -> DouZero's card value;
+# the last entry maps PAD to RANK_PAD
+_KIND_TO_RANK_ID = np.array([v for v in (*range(3, 15), 17) for _ in range(4)] + [20, 30, RANK_PAD], dtype=np.int16)
 
 
 def max_hand(game) -> int:
@@ -29,6 +37,15 @@ def initial_hands(game, width: int) -> np.ndarray:
         kinds = np.repeat(np.arange(54), cards)
         out[seat, :len(kinds)] = kinds
     return out
+
+
+def rank_ids(kinds: np.ndarray) -> np.ndarray:
+    """Card kinds (padded with :data:`PAD`, e.g. :func:`initial_hands`) -> DouZero's card values (padded with
+    :data:`RANK_PAD`), int16 of the same shape: what DouZero+'s coach embeds."""
+    kinds = np.asarray(kinds)
+    if kinds.size and (kinds.min() < 0 or kinds.max() > PAD):
+        raise ValueError(f"card kinds must lie in 0..{PAD} ({PAD}: padding); got {kinds.min()}..{kinds.max()}")
+    return _KIND_TO_RANK_ID[kinds]
 
 
 def winning_side(payoffs: np.ndarray, scored: tuple[tuple[int, ...], ...]) -> int | None:

@@ -96,6 +96,9 @@ class GameSpec:
         features: feature encoder name -> class (constructed without arguments); the first is the default.
         protocol: the :class:`EvalProtocol`.
         module_mapping: ``"per_agent"`` (one Q-network per agent name, DouZero) or ``"shared"`` (one for all).
+        module_mapping_by_features: feature encoder name -> the module mapping for those features where it differs
+            from ``module_mapping`` (DouDiZhu's unified features carry each seat's identity and camp bits so that one
+            network plays every seat: Luo & Tan 2024, Appendix C).
         target_scale: agent -> factor from its zero-sum payoff to its DMC target (DouDiZhu's landlord pays 2x).
         search: optional ``f(engine) -> search`` giving the game's Minimum Combination Search (Luo & Tan, Alg. 2).
         average_initial_cards: N of Luo & Tan's eq. 2 (the average number of cards a player is dealt).
@@ -120,6 +123,7 @@ class GameSpec:
     protocol: EvalProtocol
     normalise_options: Ref | None = None
     module_mapping: str = "shared"
+    module_mapping_by_features: Mapping[str, str] = field(default_factory=dict)
     target_scale: Mapping[str, float] = field(default_factory=dict)
     search: Ref | None = None
     average_initial_cards: float | None = None
@@ -135,6 +139,13 @@ class GameSpec:
             raise ValueError(f"game {self.name!r}: a GameSpec needs at least one feature encoder")
         if self.module_mapping not in ("per_agent", "shared"):
             raise ValueError(f"game {self.name!r}: module_mapping must be 'per_agent' or 'shared'")
+        for features, mapping in dict(self.module_mapping_by_features).items():
+            if features not in self.features:
+                raise ValueError(f"game {self.name!r}: module_mapping_by_features names features {features!r}; its "
+                                 f"features are {sorted(self.features)}")
+            if mapping not in ("per_agent", "shared"):
+                raise ValueError(f"game {self.name!r}: module_mapping_by_features[{features!r}] must be 'per_agent' "
+                                 f"or 'shared', got {mapping!r}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"game {self.name!r}: agent names must be distinct, got {self.agents}")
         for k, seats in enumerate(self.protocol.arrangements):
@@ -142,7 +153,7 @@ class GameSpec:
                 raise ValueError(f"game {self.name!r}: arrangement {k} names seats {seats} outside 0..{len(self.agents) - 1}")
         if (self.search is None) != (self.average_initial_cards is None):
             raise ValueError(f"game {self.name!r}: search and average_initial_cards come together")
-        for name in ("rule_options", "features", "target_scale", "agent_kinds"):
+        for name in ("rule_options", "features", "module_mapping_by_features", "target_scale", "agent_kinds"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
         if not self.env_name:
             object.__setattr__(self, "env_name", f"{self.name}_v0")
@@ -164,6 +175,15 @@ class GameSpec:
     def rewards(self) -> tuple[str, ...]:
         """The payoff kinds of the engine; the first is the default."""
         return tuple(self.engine_class.rewards)
+
+    def default_module_mapping(self, features: str | None = None) -> str:
+        """The module mapping DMC uses by default with a feature encoder (default: the game's first):
+        ``module_mapping_by_features`` where it names the encoder, else ``module_mapping``."""
+        name = self.default_features if features is None else features
+        if name not in self.features:
+            raise ValueError(f"features={name!r} is unknown; allowed: {sorted(self.features)} (the {self.name} "
+                             f"encoders)")
+        return self.module_mapping_by_features.get(name, self.module_mapping)
 
     def seat_of(self, agent: str) -> int:
         try:
@@ -264,7 +284,7 @@ register_game(GameSpec(
     protocol=EvalProtocol(arrangements=((0,), (1, 2)), labels=("A landlord", "A peasants"),
                           sides=("landlord", "peasants"),
                           reward="adp", win_reward="wp", required_options={"bidding": False}),
-    module_mapping="per_agent", target_scale={"landlord": 0.5},
+    module_mapping="per_agent", module_mapping_by_features={"unified": "shared"}, target_scale={"landlord": 0.5},
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=54 / 3,
     agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
                  "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},
@@ -293,8 +313,9 @@ register_game(GameSpec(
     name="guandan", title="GuanDan",
     engine="cardrl.games.guandan:GuanDanGame",
     agents=("player_0", "player_1", "player_2", "player_3"),
-    rule_options={"match": True, "level": 0, "a_level_attempts": 3, "return_level_card": False,
+    rule_options={"match": True, "level": "2", "a_level_attempts": 3, "return_level_card": False,
                   "match_bonus": False, "tribute_decisions": False, "max_deals": None},
+    normalise_options="cardrl.games.guandan:normalise_options",
     features={"danzero": "cardrl.features.danzero:DanZeroFeatures",
               "danzero_keyed": "cardrl.features.danzero:DanZeroKeyedFeatures"},
     protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"),
