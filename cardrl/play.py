@@ -499,7 +499,7 @@ def _loop(session: PlaySession, read: Callable[[str], str], out: TextIO) -> int:
 # ---------------------------------------------------------------------------------------------------------------
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl play GAME`` (the game argument is the caller's)."""
-    from cardrl.algorithms.dmc.settings import agent_spec_arg
+    from cardrl.args import agent_spec_arg
     from cardrl.eval.agents import spec_help
 
     parser.add_argument("--seat", default="0",

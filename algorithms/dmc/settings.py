@@ -10,10 +10,11 @@ fast.
 from __future__ import annotations
 
 import argparse
-import os
 import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
+
+from cardrl.args import agent_spec_arg, path_arg
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
            "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
@@ -48,30 +49,6 @@ def parse_slack(text: str) -> str | float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
-
-
-def path_arg(text: str) -> str:
-    """A path option's value made absolute against the current directory when the command line is parsed: the run
-    may read it from another directory (Ray workers), and pyarrow's file systems, which RLlib's checkpoints go
-    through, refuse a relative path ("URI has empty scheme")."""
-    if not str(text).strip():
-        raise argparse.ArgumentTypeError("a path must not be empty")
-    return os.path.abspath(os.path.expanduser(str(text)))
-
-
-def agent_spec_arg(text: str) -> str:
-    """An agent spec with its path (``checkpoint:PATH[:MODULE]``, ``topk-ppo:PATH``, ...) made absolute when the
-    command line is parsed (:func:`path_arg`); other specs, and specs that do not parse (refused later with the
-    allowed forms), unchanged."""
-    from cardrl.eval.agents import parse_agent_spec
-
-    try:
-        spec = parse_agent_spec(text)
-    except ValueError:
-        return text
-    if spec.path is None:
-        return spec.text
-    return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
 
 
 def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
@@ -146,8 +123,9 @@ class DMCSettings:
                                type=float)
     admc_q_floor: float = option(1.0, "ADMC: the clip window around an actor's Q is at least gamma x this wide "
                                       "(the ratio is meaningless near Q = 0)", type=float)
-    actor_q_clip: float | None = option(None, "deprecated: use --q-clip admc --admc-gamma LAMBDA (DanZero's code "
-                                              "and OADMCDou clip the ratio of the learner's to the actor's Q)",
+    actor_q_clip: float | None = option(None, "deprecated: use --q-clip admc --admc-gamma LAMBDA (OADMCDou clips "
+                                              "the ratio of the learner's to the actor's Q; DanZero's code the "
+                                              "actor's to the learner's, old_q / values)",
                                         type=float)
     oracle: str | None = option(None, "oracle guiding (OADMCDou eq. 1): the other players' hands join the Q input "
                                       "times lambda, START:END:FRAMES (linear in frames trained, then END), e.g. "

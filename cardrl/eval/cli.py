@@ -16,7 +16,7 @@ RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl eval GAME`` (the game argument is added by the caller)."""
-    from cardrl.algorithms.dmc.settings import agent_spec_arg, path_arg
+    from cardrl.args import agent_spec_arg, path_arg
     from cardrl.eval.agents import spec_help
 
     who = parser.add_mutually_exclusive_group(required=True)
