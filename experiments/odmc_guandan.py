@@ -8,8 +8,8 @@ K the exact wild-card search of cardrl/search/guandan_mcs.py; tribute and return
     ray job submit --address http://127.0.0.1:8265 -- python experiments/odmc_guandan.py --stop-time 1h \\
         --num-env-runners 150 --gpu
 
-Every option of ``cardrl train`` is accepted (later options win, e.g. ``--lr 1e-4 --frames-per-update 3200`` on a
-laptop).
+Every option of ``cardrl train`` is accepted (later options win, e.g. ``--optimizer rmsprop --rmsprop-alpha 0.99
+--lr 1e-4 --frames-per-update 3200`` on a laptop: experiments/danzero_guandan.py says why).
 """
 
 import sys
