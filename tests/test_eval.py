@@ -217,7 +217,8 @@ def _save_modules(root, model="douzero_lstm", roles=None, counters=None):
 
 
 def test_dmc_checkpoint_agent_plays_greedy_q_and_mismatches_are_refused(tmp_path):
-    counters = {"game": "doudizhu_v0", "q_model": "douzero_lstm", "kickers": "douzero"}
+    plain = {"prune": None, "prune_slack": "paper", "prune_extra": 0.0, "oracle": None, "oracle_mode": "scale"}
+    counters = {"game": "doudizhu_v0", "q_model": "douzero_lstm", "kickers": "douzero", "play_options": plain}
     good = tmp_path / "good"
     multi = _save_modules(good, counters=counters)
     agent = build_agent(f"checkpoint:{good}")
