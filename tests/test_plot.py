@@ -149,6 +149,20 @@ def test_a_match_game_says_points_per_deal_and_shows_match_win_rates(tmp_path):
     assert any("final match win rate vs random: 0.60" in t.get_text() for t in ax.texts)
 
 
+def test_the_trained_oracle_block_and_unpruned_scores_are_drawn_beside_the_headline(tmp_path):
+    run = one_evaluation_run(tmp_path / "oracle")
+    records = read_progress(run)
+    ev = records[-1]["eval"]
+    records[-1]["eval_oracle"] = {"label": "trained oracle block", "oracle_lambda": 1.0,
+                                  "results": {spec: {**e, "adp": e["adp"] + 0.5} for spec, e in ev.items()}}
+    records[-1]["eval_unpruned"] = {"label": "unpruned", "results": ev, "outside_kept": {"rate": 0.01}}
+    _write(run, records, {"game": "doudizhu", "algo": "dmc", "args": {}})
+    legend = [t.get_text() for t in _eval_axes(_figure(run)).get_legend().get_texts()]
+    spec = next(iter(ev))
+    assert f"vs {spec}, trained oracle block: last {ev[spec]['adp'] + 0.5:+.2f}" in legend
+    assert any(t.startswith(f"vs {spec}, unpruned: last") for t in legend)
+
+
 def test_missing_run_directory_is_one_error_line(tmp_path, capsys):
     assert main(["plot", str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err

@@ -134,3 +134,24 @@ def test_report_of_a_synthetic_match_run_names_matches(tmp_path):
     page = build_report(run)
     assert "2 matches (17 deals)" in page and "points per deal (side A)" in page and "match win rate" in page
     assert "ADP (side A)" not in page
+
+
+def test_report_shows_the_trained_oracle_block_and_unpruned_scores_labelled(tmp_path):
+    """An oracle or ODMC run's page lists the headline (what it fed, from eval_label) and, below it, the scores with
+    the trained block and unpruned, each labelled (synthetic records)."""
+    run = tmp_path / "oracle"
+    run.mkdir()
+    ev = {"random": {"adp": 1.0, "adp_low": 0.5, "adp_high": 1.5}}
+    final = {"time_s": 30.0, "iteration": 3, "frames_trained": 600, "final": True, "eval": ev,
+             "eval_label": "zero oracle block (deployable); MCS pruning, as trained",
+             "eval_oracle": {"label": "trained oracle block", "oracle_lambda": 1.0,
+                             "results": {"random": {"adp": 1.25, "adp_low": 0.75, "adp_high": 1.75}}},
+             "eval_unpruned": {"label": "unpruned", "results": {"random": {"adp": 0.9, "adp_low": 0.4,
+                                                                            "adp_high": 1.4}},
+                               "outside_kept": {"decisions": 100, "outside": 1, "rate": 0.01}}}
+    (run / "progress.jsonl").write_text(json.dumps(final) + "\n")
+    (run / "config.json").write_text(json.dumps({"game": "doudizhu", "algo": "dmc"}))
+    page = build_report(run)
+    assert "zero oracle block (deployable); MCS pruning, as trained" in page
+    assert "random</code> (trained oracle block)" in page and "+1.250" in page
+    assert "random</code> (unpruned)" in page and "+0.900" in page

@@ -119,6 +119,11 @@ def _frames_axis(ax, xmax: float) -> None:
     ax.grid(alpha=0.3)
 
 
+# The evaluations a DMC run adds beside the headline (algorithms/dmc/train.py): an oracle agent fed the block it was
+# trained on, an ODMC agent playing unpruned. Drawn in the baseline's colour, dashed / dotted.
+EVAL_VARIANT_CURVES = (("eval_oracle", "--^", "trained oracle block"), ("eval_unpruned", ":v", "unpruned"))
+
+
 def _eval_panel(ax, records: list[dict], config: dict, xmax: float) -> None:
     import numpy as np
 
@@ -143,6 +148,13 @@ def _eval_panel(ax, records: list[dict], config: dict, xmax: float) -> None:
         if spec in reached:
             ax.axvline(reached[spec]["frames_trained"], linestyle=":", color=color,
                        label=f"{short} > 0 vs {spec} from {format_count(reached[spec]['frames_trained'])} frames")
+        for variant, style, what in EVAL_VARIANT_CURVES:
+            vpoints = [(r["frames_trained"], r[variant]["results"][spec]) for r in records
+                       if spec in ((r.get(variant) or {}).get("results") or {})]
+            if vpoints:
+                vy = [p[1]["adp"] for p in vpoints]
+                ax.plot([p[0] for p in vpoints], vy, style, linewidth=1.2, color=color, markersize=4,
+                        label=f"vs {spec}, {what}: last {vy[-1]:+.2f}")
     ax.axhline(0.0, color="black", linewidth=0.8)
     _frames_axis(ax, xmax)
     ax.set_ylabel(_score_label(config))

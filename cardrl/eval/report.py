@@ -75,16 +75,20 @@ def _latest_evaluation(records: list[dict], config: dict) -> str:
     labels = [k for ev in last["eval"].values() for k in ev if k not in ("adp", "adp_low", "adp_high", "per_deal")]
     labels = list(dict.fromkeys(labels))
     rows = []
-    for spec, ev in sorted(last["eval"].items()):
-        rows.append([f"<code>{_e(spec)}</code>", _signed(ev["adp"]), f"{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}",
-                     "yes" if ev["adp_low"] > 0 else "no"]
-                    + [_signed(ev[label]) if label in ev else "" for label in labels])
+    played = [("", last["eval"])] + [(f" ({(last[v].get('label') or v)})", last[v]["results"])
+                                     for v in ("eval_oracle", "eval_unpruned") if (last.get(v) or {}).get("results")]
+    for how, results in played:
+        for spec, ev in sorted(results.items()):
+            rows.append([f"<code>{_e(spec)}</code>{_e(how)}", _signed(ev["adp"]),
+                         f"{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}", "yes" if ev["adp_low"] > 0 else "no"]
+                        + [_signed(ev[label]) if label in ev else "" for label in labels])
     deals = (config.get("args") or {}).get("eval_deals")
     what = "the final evaluation" if last.get("final") else f"iteration {last.get('iteration')}"
     text = (f"<p>At {_e(what)}: {format_count(last['frames_trained'])} frames trained, "
             f"{last.get('time_s', 0) / 60:.1f} min; the agent being trained plays against each baseline on "
             f"{_e(deals) + ' ' if deals else ''}seeded deals, once per seat arrangement (side A is the trained "
-            f"network; 95% Student-t interval over deals).</p>")
+            f"network; 95% Student-t interval over deals)"
+            + (f", {_e(last['eval_label'])}" if last.get("eval_label") else "") + ".</p>")
     table = _table(["baseline", f"{name} (side A)", "95% interval", "interval above 0"]
                    + [f"mean {_e(label)}" for label in labels], rows)
     return text + table + _matches(records)
