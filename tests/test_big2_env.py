@@ -222,7 +222,7 @@ def test_registered_with_ray_tune():
     creator = _global_registry.get(ENV_CREATOR, "cardrl/big2_v0")
     env = creator({"straight_order": "low"})
     obs, _ = env.reset(seed=0)
-    assert env.aec.game.straight_order == "low" and next(iter(obs.values()))["observation"].shape == (1404,)
+    assert env.aec.game.straight_order == "low" and next(iter(obs.values()))["observations"].shape == (1404,)
 
 
 # ---- doudizhu_v0 with features="unified" ----------------------------------------------------------------------

@@ -456,9 +456,9 @@ def test_topk_ppo_vs_dmc_experiment_runs_tiny(tmp_path, capsys):
 def _masked_module(num_actions: int = 50, obs_dim: int = 6):
     import gymnasium as gym
 
-    from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import ACTION_MASK, OBSERVATION, MaskedActionEmbeddingModule
+    from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import ACTION_MASK, OBSERVATIONS, MaskedActionEmbeddingModule
 
-    space = gym.spaces.Dict({OBSERVATION: gym.spaces.Box(-1, 1, (obs_dim,), np.float32),
+    space = gym.spaces.Dict({OBSERVATIONS: gym.spaces.Box(-1, 1, (obs_dim,), np.float32),
                              ACTION_MASK: gym.spaces.Box(0, 1, (num_actions,), np.int8)})
     return MaskedActionEmbeddingModule(observation_space=space, action_space=gym.spaces.Discrete(num_actions),
                                        model_config={"hidden_sizes": (16,), "embedding_dim": 4})
@@ -469,7 +469,7 @@ def test_masked_module_samples_legal_actions_with_the_training_distribution():
     far, and its log-probabilities are those of the dense masked logits PPO trains on."""
     from ray.rllib.core.columns import Columns
 
-    from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import ACTION_MASK, OBSERVATION
+    from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import ACTION_MASK, OBSERVATIONS
 
     torch.manual_seed(0)
     module = _masked_module()
@@ -480,7 +480,7 @@ def test_masked_module_samples_legal_actions_with_the_training_distribution():
     mask[1, :] = 0
     mask[1, 3] = 1  # a single legal action
     mask[2, :] = 0  # RLlib's final observation of an episode: no legal action
-    batch = {Columns.OBS: {OBSERVATION: torch.randn(512, 6), ACTION_MASK: mask}}
+    batch = {Columns.OBS: {OBSERVATIONS: torch.randn(512, 6), ACTION_MASK: mask}}
     for out in (module.forward_exploration(batch), module.forward_inference(batch)):
         actions = out[Columns.ACTIONS]
         rows = [r for r in range(512) if r != 2]

@@ -1,7 +1,8 @@
 """An action-masking RLModule with which RLlib's own PPO trains on cardrl's envs (all three games).
 
-cardrl's envs (:mod:`cardrl.envs.rllib`, ``cardrl/<game>_v0``) observe ``Dict(observation=Box(D),
-action_mask=Box(int8, N))`` and act in ``Discrete(N)``: DouDiZhu N = 27,472, Big2 19,899, GuanDan 135,179. RLlib's
+cardrl's RLlib envs (:mod:`cardrl.envs.rllib`, ``cardrl/<game>_v0``) observe RLlib's ``Dict(observations=Box(D),
+action_mask=Box(0, 1, (N,)))`` (float32 by default; :func:`~cardrl.algorithms.masked_ppo.masked_ppo.masked_ppo_config`
+asks for int8, a quarter of the memory per stored step) and act in ``Discrete(N)``: DouDiZhu N = 27,472, Big2 19,899, GuanDan 135,179. RLlib's
 built-in modules cannot read that Dict, and a dense logits head over N actions is large: ``hidden x N`` weights (GuanDan:
 35M at 256 hidden units), N logits per sample on the learner, and RLlib stores each sample's ``action_dist_inputs``
 (540 KB a GuanDan step). DanZero+ (Zhao, Lu, Zhao, Zhou, Li 2024, Sec. IV-D, Table I) makes the same point about
@@ -11,7 +12,7 @@ Design: **a masked head over learned action embeddings, evaluated at the legal a
 
     logit(a | s) = <u(s), E[a]> + b[a]   for every legal a;   illegal a: the most negative float (probability 0)
 
-with ``h = trunk(observation)`` (an MLP), ``u = W h`` (``embedding_dim``, default 64), ``E`` an ``N x embedding_dim``
+with ``h = trunk(observations)`` (an MLP), ``u = W h`` (``embedding_dim``, default 64), ``E`` an ``N x embedding_dim``
 table and ``b`` a bias per action: a low-rank dense head (GuanDan: 8.8M parameters at 64), computed by gathering the
 rows of the legal actions (``action_mask.nonzero()``). The value head reads ``h``. It needs no game knowledge (the ids
 are all it sees); the alternative, scoring legal moves by their card features as DMC does, needs each id's cards, which
@@ -41,7 +42,8 @@ from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-OBSERVATION = "observation"
+OBSERVATIONS = "observations"  # RLlib's key (cardrl.envs.rllib)
+LEGACY_OBSERVATION = "observation"  # the key of modules saved before the adapter followed RLlib: they still load
 ACTION_MASK = "action_mask"
 FLOAT_MIN = torch.finfo(torch.float32).min
 DEFAULT_HIDDEN_SIZES = (256, 256)  # RLlib's default fcnet_hiddens
@@ -59,8 +61,9 @@ class NoStoredLogits(TorchCategorical):
 
 
 class MaskedActionEmbeddingModule(TorchRLModule, ValueFunctionAPI):
-    """Policy and value for ``Dict(observation, action_mask)`` observations and a ``Discrete(N)`` action space
-    (module docstring).
+    """Policy and value for ``Dict(observations, action_mask)`` observations and a ``Discrete(N)`` action space
+    (module docstring). A module saved with the older layout, ``Dict(observation, action_mask)``, rebuilds from its
+    checkpoint and reads that key.
 
     model_config: ``hidden_sizes`` ((256, 256)), ``activation`` ("tanh" | "relu"; "tanh"), ``embedding_dim`` (64).
     """
@@ -68,12 +71,14 @@ class MaskedActionEmbeddingModule(TorchRLModule, ValueFunctionAPI):
     def setup(self) -> None:
         cfg = dict(self.model_config or {})
         obs_space = self.observation_space
-        if not hasattr(obs_space, "spaces") or OBSERVATION not in obs_space.spaces or ACTION_MASK not in obs_space.spaces:
-            raise ValueError(f"MaskedActionEmbeddingModule needs Dict(observation, action_mask) observations (a cardrl "
-                             f"env); got {obs_space}")
+        keys = set(getattr(obs_space, "spaces", None) or ())
+        self.observation_key = OBSERVATIONS if OBSERVATIONS in keys else LEGACY_OBSERVATION
+        if self.observation_key not in keys or ACTION_MASK not in keys:
+            raise ValueError(f"MaskedActionEmbeddingModule needs Dict(observations, action_mask) observations (RLlib's "
+                             f"convention: a cardrl env through cardrl.envs.rllib); got {obs_space}")
         if not hasattr(self.action_space, "n"):
             raise ValueError(f"MaskedActionEmbeddingModule needs a Discrete action space; got {self.action_space}")
-        obs_dim = int(obs_space[OBSERVATION].shape[0])
+        obs_dim = int(obs_space[self.observation_key].shape[0])
         num_actions = int(self.action_space.n)
         mask_dim = int(obs_space[ACTION_MASK].shape[0])
         if mask_dim != num_actions:
@@ -98,7 +103,7 @@ class MaskedActionEmbeddingModule(TorchRLModule, ValueFunctionAPI):
 
     # ---- the network ---------------------------------------------------------------------------------------------
     def _embed(self, batch: dict[str, Any]) -> torch.Tensor:
-        obs = batch[Columns.OBS][OBSERVATION]
+        obs = batch[Columns.OBS][self.observation_key]
         return self.trunk(obs.to(self.query.weight.dtype))
 
     @staticmethod
