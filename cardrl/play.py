@@ -566,7 +566,10 @@ def _play_options(game: str, args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not key.strip():
             raise ValueError(f"--rule {item!r}: write KEY=VALUE, e.g. --rule bidding=true; {game} rule options: "
                              f"{', '.join(sorted(spec.rule_options))}")
-        options[key.strip()] = _rule_value(value.strip())
+        key = key.strip()
+        # an option whose default is text (GuanDan's level "2" .. "A") keeps the text: level=4 is the 4s
+        text_option = isinstance(spec.rule_options.get(key), str)
+        options[key] = value.strip() if text_option else _rule_value(value.strip())
     deals = _deals(spec, args)
     if deals is not None:
         if deals < 0:

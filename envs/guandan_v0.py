@@ -2,7 +2,9 @@
 
 Agents ``player_0`` .. ``player_3`` are the seats in play order; teams sit opposite (``player_0`` & ``player_2``,
 ``player_1`` & ``player_3``). One episode is a whole match (``match=True``, DanZero's episode; ``max_deals``
-cuts it short, reported as a truncation) or a single deal at ``level`` (``match=False``).
+cuts it short, reported as a truncation) or a single deal at ``level`` (``match=False``). A level is a rank: ``"2"``
+.. ``"A"`` (``"T"`` or ``"10"``) or a :class:`~cardrl.games.guandan_moves.Rank`; a plain int is refused as ambiguous
+(it used to be a rank index: ``level=2`` was the 4s).
 
 Observation: ``Dict(observation=Box(513), action_mask=Box(int8, N))``; ``observation`` is DanZero's 513-dim
 state (:mod:`cardrl.features.danzero`, ``danzero_v1``) of the observing seat.
@@ -35,7 +37,7 @@ import numpy as np
 from cardrl.envs.card_game import CardGameEnv
 from cardrl.envs.turns import OrderEnforcing
 from cardrl.games.guandan import team_of
-from cardrl.games.guandan_moves import Move
+from cardrl.games.guandan_moves import Move, Rank
 from cardrl.games.guandan_table import (  # re-exported: the env's action space
     MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, LevelMoveTable, level_table)
 
@@ -56,7 +58,7 @@ class raw_env(CardGameEnv):  # noqa: N801 (PettingZoo naming convention)
     episode_word = "episode"
     metadata = {"render_modes": ["ansi"], "name": "guandan_v0", "is_parallelizable": False}
 
-    def __init__(self, match: bool = True, level: int = 0, max_deals: int | None = None,
+    def __init__(self, match: bool = True, level: Rank | str = "2", max_deals: int | None = None,
                  a_level_attempts: int | None = 3, match_bonus: bool = False, tribute_decisions: bool = False,
                  return_level_card: bool = False, render_mode: str | None = None, features: str = "danzero",
                  reward: str = "danzero"):

@@ -15,7 +15,7 @@ from cardrl.agents.guandan_rule import PlanWeights, plan_hand
 from cardrl.eval.matches import match_seeds, run_matches
 from cardrl.games.guandan import GuanDanGame, deal_cards, return_candidates, tribute_candidates
 from cardrl.games.guandan_moves import (
-    PASS, Category, Move, hand_from_string, legal_moves, parse_cards)
+    PASS, Category, Move, Rank, hand_from_string, legal_moves, parse_cards)
 
 C = Category
 RULE_AGENTS = (GuanDanShedAgent, GuanDanControlAgent)
@@ -32,7 +32,7 @@ def hands_of(*texts: str) -> np.ndarray:
     return np.stack([hand_from_string(t) for t in texts])
 
 
-def position(texts: tuple[str, str, str, str], leader: int, level: int = 0) -> GuanDanGame:
+def position(texts: tuple[str, str, str, str], leader: int, level: str = "2") -> GuanDanGame:
     """A one-deal game at ``level`` with the given hands, ``leader`` to lead."""
     game = GuanDanGame(match=False, level=level).reset(0)
     return game.set_hands(hands_of(*texts), current_player=leader)
@@ -55,7 +55,7 @@ MANY = "3d 4d 5c 6c 7d 8d 9c Tc Jd Qd Kc 3s 4s 5s"  # an opponent far from finis
 # ---- planner ---------------------------------------------------------------------------------------------------
 def test_plan_covers_the_hand_and_every_unit_is_a_legal_lead():
     for seed in range(16):
-        level = (5 * seed) % 13
+        level = Rank((5 * seed) % 13)
         for hand in deal_cards(seed, 0)[0]:
             for weights in (GuanDanShedAgent.weights, GuanDanControlAgent.weights):
                 plan = plan_hand(hand, level, weights)
@@ -84,7 +84,7 @@ def _unit_cost(unit, w: PlanWeights, level: int) -> float:
 
 def test_plan_cost_is_the_sum_of_its_unit_costs():
     for seed in range(60):
-        level = seed % 13
+        level = Rank(seed % 13)
         for hand in deal_cards(seed, 1)[0]:
             for weights in (GuanDanShedAgent.weights, GuanDanControlAgent.weights):
                 plan = plan_hand(hand, level, weights)
@@ -93,17 +93,17 @@ def test_plan_cost_is_the_sum_of_its_unit_costs():
 
 def test_plan_keeps_bombs_and_uses_a_wild_to_complete_a_straight():
     # level 2: 2h is wild; 3 4 _ 6 7 + wild is a straight, 8888 a bomb, KK a pair
-    plan = plan_hand(hand_from_string("3s 4d 6c 7s 2h 8s 8d 8c 8h Kd Kc"), 0)
+    plan = plan_hand(hand_from_string("3s 4d 6c 7s 2h 8s 8d 8c 8h Kd Kc"), "2")
     kinds = sorted((u.category, u.wilds) for u in plan.units)
     assert kinds == [(C.PAIR, 0), (C.STRAIGHT, 1), (C.BOMB, 0)]
     # a trio and a wild make a bomb; a pair rides with the trio as three-with-two
-    plan = plan_hand(hand_from_string("9s 9d 9c 2h 5s 5d Qs Qd Qc 4s 4d"), 0, PlanWeights())
+    plan = plan_hand(hand_from_string("9s 9d 9c 2h 5s 5d Qs Qd Qc 4s 4d"), "2", PlanWeights())
     assert (C.BOMB, 9 - 2) in [(u.category, u.rank) for u in plan.units]
     assert any(u.category == C.THREE_WITH_TWO for u in plan.units)
 
 
 def test_plan_keeps_a_natural_straight_flush():
-    plan = plan_hand(hand_from_string("5h 6h 7h 8h 9h Kd Kc 3s"), 0)
+    plan = plan_hand(hand_from_string("5h 6h 7h 8h 9h Kd Kc 3s"), "2")
     assert [u.category for u in plan.units].count(C.STRAIGHT_FLUSH) == 1
 
 
@@ -118,32 +118,32 @@ def test_play_out_when_one_move_empties_the_hand(cls):
 
 
 def test_shed_leads_the_weakest_unit_shedding_most_and_a_wild_straight():
-    game = position(("3s 3d 3c 9s 9d Ks Ah", MANY, MANY, MANY), leader=0, level=5)
+    game = position(("3s 3d 3c 9s 9d Ks Ah", MANY, MANY, MANY), leader=0, level="7")
     move = decide(GuanDanShedAgent(), game)
     assert move.category == C.THREE_WITH_TWO and move.rank == 1  # 333 + 99 before the K and A singles
-    game = position(("3s 4d 6c 7s 2h Kd Kc Qs", MANY, MANY, MANY), leader=0, level=0)
+    game = position(("3s 4d 6c 7s 2h Kd Kc Qs", MANY, MANY, MANY), leader=0, level="2")
     move = decide(GuanDanShedAgent(), game)
     assert move.category == C.STRAIGHT and parse_cards("2h")[0] in move.cards  # the wild is the 5
 
 
 @pytest.mark.parametrize("cls", RULE_AGENTS)
 def test_singles_go_last_when_the_next_opponent_holds_one_card(cls):
-    game = position(("3s 9d 9c Kd", "As", MANY, MANY), leader=0, level=5)
+    game = position(("3s 9d 9c Kd", "As", MANY, MANY), leader=0, level="7")
     move = decide(cls(), game)
     assert move.category == C.PAIR
 
 
 def test_control_feeds_a_partner_on_one_card_and_leads_long_units_first():
-    game = position(("3s 8d 8c 8s Kd 5c 6d 7c 9s Ts", MANY, "4s", MANY), leader=0, level=5)
+    game = position(("3s 8d 8c 8s Kd 5c 6d 7c 9s Ts", MANY, "4s", MANY), leader=0, level="7")
     assert decide(GuanDanControlAgent(), game).cards == parse_cards("3s")
-    game = position(("3s 5c 6d 7c 8s 9d Kd Ks", MANY, MANY, MANY), leader=0, level=0)
+    game = position(("3s 5c 6d 7c 8s 9d Kd Ks", MANY, MANY, MANY), leader=0, level="2")
     assert decide(GuanDanControlAgent(), game).category == C.STRAIGHT
 
 
 # ---- following -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("cls", RULE_AGENTS)
 def test_follow_with_the_cheapest_same_type_move_not_a_bomb(cls):
-    game = position((MANY, "8s 8d 8c 8h Ad 4d 4c", MANY, MANY), leader=0, level=5)
+    game = position((MANY, "8s 8d 8c 8h Ad 4d 4c", MANY, MANY), leader=0, level="7")
     lead(game, "9c")
     move = decide(cls(), game)
     assert move.category == C.SINGLE and move.cards == parse_cards("Ad")
@@ -151,21 +151,21 @@ def test_follow_with_the_cheapest_same_type_move_not_a_bomb(cls):
 
 @pytest.mark.parametrize("cls", RULE_AGENTS)
 def test_no_bomb_on_a_far_opponent_but_bomb_one_about_to_finish(cls):
-    game = position(("As " + MANY, "8s 8d 8c 8h 4d 5c 9s Jd", MANY, MANY), leader=0, level=5)
+    game = position(("As " + MANY, "8s 8d 8c 8h 4d 5c 9s Jd", MANY, MANY), leader=0, level="7")
     lead(game, "As")
     assert decide(cls(), game) == PASS
-    game = position(("As Qs Qd", "8s 8d 8c 8h 4d 5c 9s Jd", MANY, MANY), leader=0, level=5)
+    game = position(("As Qs Qd", "8s 8d 8c 8h 4d 5c 9s Jd", MANY, MANY), leader=0, level="7")
     lead(game, "As")
     assert decide(cls(), game).category == C.BOMB
 
 
 def test_control_keeps_its_bomb_and_wild_when_following():
     # following a pair of 9s: the control agent will not break 8888 or spend the wild (2h at level 2)
-    game = position((MANY, "8s 8d 8c 8h 2h Tc 5d 6d", MANY, MANY), leader=0, level=0)
+    game = position((MANY, "8s 8d 8c 8h 2h Tc 5d 6d", MANY, MANY), leader=0, level="2")
     lead(game, "3s")
     move = decide(GuanDanControlAgent(), game)
     assert move.cards in (parse_cards("5d"), parse_cards("6d"), parse_cards("Tc"))
-    game = position(("9c 9d " + MANY, "8s 8d 8c 8h 2h Tc 5d 6d", MANY, MANY), leader=0, level=0)
+    game = position(("9c 9d " + MANY, "8s 8d 8c 8h 2h Tc 5d 6d", MANY, MANY), leader=0, level="2")
     lead(game, "9c 9d", C.PAIR)
     assert decide(GuanDanControlAgent(), game) == PASS  # a TT pair would need the wild
 
@@ -173,12 +173,12 @@ def test_control_keeps_its_bomb_and_wild_when_following():
 def test_partner_support_differs_by_style():
     # seat 0 leads a low single, seat 1 passes; seat 2 is seat 0's partner with a lone 9
     texts = ("5s " + MANY, MANY, "9d Kd Kc Qs Qd 3c 3d", MANY)
-    game = position(texts, leader=0, level=5)
+    game = position(texts, leader=0, level="7")
     lead(game, "5s")
     game.step(PASS)
     assert decide(GuanDanControlAgent(), game) == PASS  # never beats the partner
     assert decide(GuanDanShedAgent(), game).cards == parse_cards("9d")  # sheds its lone card on a low lead
-    game = position(("Ks " + MANY, MANY, "9d Ad Kc Qs Qd 3c 3d", MANY), leader=0, level=5)
+    game = position(("Ks " + MANY, MANY, "9d Ad Kc Qs Qd 3c 3d", MANY), leader=0, level="7")
     lead(game, "Ks")
     game.step(PASS)
     assert decide(GuanDanShedAgent(), game) == PASS  # a high partner lead is left alone
@@ -190,7 +190,7 @@ def test_random_positions_get_a_legal_move(cls):
     rng = np.random.default_rng(17)
     agent = cls()
     for case in range(40):
-        level = int(rng.integers(13))
+        level = Rank(int(rng.integers(13)))
         game = GuanDanGame(match=False, level=level).reset(case)
         hands = np.zeros((4, 54), dtype=np.int8)
         deck = rng.permutation(np.repeat(np.arange(54), 2))

@@ -11,7 +11,7 @@ from cardrl.envs.rllib import RLlibMultiAgentEnv
 from cardrl.games.registry import get_game
 from cardrl.features.danzero import DanZeroFeatures
 from cardrl.games.guandan import GameOverError, IllegalMoveError
-from cardrl.games.guandan_moves import Category, Move, hand_from_string, parse_cards
+from cardrl.games.guandan_moves import Category, Move, Rank, hand_from_string, parse_cards
 from helpers.rllib_episode import play_random_episode
 
 
@@ -56,7 +56,7 @@ def test_ids_round_trip_and_action_features():
         assert np.array_equal(env.action_features(ids), feats.move_vectors(values))
     with pytest.raises(TypeError, match=r"an action must be an int move id, got float 1.0"):
         env.move_of(1.0)
-    table = level_table(0)
+    table = level_table(Rank(0))
     assert len(table) == MAX_TABLE_SIZE  # level 2 has the largest universe (the others: slow test below)
     cats = [table.move_of(i).category for i in range(0, len(table), 997)]
     assert cats == sorted(cats)  # ids are sorted by category first
@@ -65,7 +65,7 @@ def test_ids_round_trip_and_action_features():
 
 @pytest.mark.slow
 def test_every_level_table_fits_the_action_space():
-    sizes = [len(level_table(level)) for level in range(13)]
+    sizes = [len(level_table(level)) for level in Rank]
     assert max(sizes) == MAX_TABLE_SIZE and min(sizes) == 132_170  # pass + 132,169 .. 135,070
 
 
@@ -179,7 +179,7 @@ def test_bad_actions_raise_clear_errors_and_change_nothing():
 
 
 def test_id_past_a_smaller_level_table_is_rejected():
-    env = guandan_v0.env(match=False, level=3)  # level 5: 132,169 moves + pass
+    env = guandan_v0.env(match=False, level="5")  # 132,169 moves + pass
     env.reset(seed=1)
     size = len(env.unwrapped.table)
     assert size == 132_170 < MAX_TABLE_SIZE
@@ -230,8 +230,10 @@ def test_bad_options_and_seeds():
         guandan_v0.env(render_mode="human")
     with pytest.raises(ValueError, match="max_deals"):
         guandan_v0.env(max_deals=0)
-    with pytest.raises(ValueError, match="level"):
-        guandan_v0.env(level=13)
+    with pytest.raises(ValueError, match="level '1' is no rank"):
+        guandan_v0.env(level="1")
+    with pytest.raises(TypeError, match="ambiguous"):
+        guandan_v0.env(level=3)
     with pytest.raises(TypeError, match="match"):
         guandan_v0.env(match="yes")
     with pytest.raises(TypeError, match="tribute_decisions"):
@@ -271,9 +273,9 @@ def test_the_largest_lead_found_maps_onto_ids():
     from cardrl.games.guandan_moves import cards_to_counts, legal_moves
 
     hand = cards_to_counts(list(range(4, 28)) + [26, 28, 31])  # 3..8 of every suit, 9d 9s, both wild 8h
-    moves = legal_moves(hand, None, 6)
+    moves = legal_moves(hand, None, "8")
     assert hand.sum() == 27 and len(moves) == 15_947
-    table = level_table(6)
+    table = level_table("8")
     ids = table.ids_of(moves)
     assert len(set(ids.tolist())) == len(moves)
     assert [table.move_of(int(i)) for i in ids[::500]] == moves[::500]

@@ -6,12 +6,12 @@ import pytest
 from cardrl.features.danzero import SLICES, STATE_DIM, DanZeroFeatures, wild_flags
 from cardrl.games.guandan_table import moves_to_counts
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games.guandan_moves import DECK, Category, hand_from_string, parse_cards
+from cardrl.games.guandan_moves import DECK, Category, Rank, hand_from_string, parse_cards
 
 F = DanZeroFeatures()
 
 
-def _game(hands: dict[int, str], leader: int = 0, level: int = 0) -> GuanDanGame:
+def _game(hands: dict[int, str], leader: int = 0, level: Rank | str = "2") -> GuanDanGame:
     g = GuanDanGame(match=False, level=level).reset(0)
     h = np.zeros((4, 54), dtype=np.int8)
     for seat, text in hands.items():
@@ -136,7 +136,7 @@ def test_wild_flags_agree_with_the_move_generator():
     deck = np.repeat(np.arange(54), 2)
     seen = dict.fromkeys(categories, 0)
     for _ in range(250):
-        level = int(rng.integers(13))
+        level = Rank(int(rng.integers(13)))
         wild = 4 * level + 2
         hand = np.bincount(rng.choice(deck, int(rng.integers(5, 28)), replace=False), minlength=54).astype(np.int8)
         hand[wild] = max(hand[wild], 1)

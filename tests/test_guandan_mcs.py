@@ -13,7 +13,7 @@ import pytest
 
 from cardrl.envs.guandan_v0 import NUM_SPECIAL, level_table, raw_env
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games.guandan_moves import NUM_KINDS, Category, hand_from_string, legal_moves, wild_kind
+from cardrl.games.guandan_moves import NUM_KINDS, Category, Rank, hand_from_string, legal_moves, wild_kind
 from cardrl.search import GuanDanMinCombinationSearch, min_combinations, prune_moves
 from cardrl.search.guandan_mcs import pack_counts
 from cardrl.search.prune import prune_threshold
@@ -49,27 +49,27 @@ def test_k_equals_brute_force_on_random_hands(wilds):
     rng = np.random.default_rng(100 + wilds)
     search = GuanDanMinCombinationSearch()
     for _ in range(150):
-        level = int(rng.integers(13))
+        level = Rank(int(rng.integers(13)))
         hand = _small_hand(rng, level, wilds)
         assert search.k(hand, level) == brute_force_k(hand, level), (level, hand.nonzero()[0].tolist())
 
 
 KNOWN = [
-    ("3d 4c 5h 6s 7d", 0, 1),           # straight
-    ("3d 4c 5h 6s 2h", 0, 1),           # the wild 2h completes a straight
-    ("3d 4c 5h 6s 2h", 5, 1),           # at level 7 the 2h is a plain 2: the straight 23456
-    ("Ad 2c 3h 4s 5d", 9, 1),           # ace-low straight
-    ("Td Jc Qh Ks Ad", 0, 1),           # ace-high straight
-    ("3d 3c 4d 4c 5h 5s", 0, 1),        # tube
-    ("3d 3c 3h 4d 4c 4s", 0, 1),        # plate
-    ("3d 3c 3h 4d 4c", 0, 1),           # three-with-two
-    ("3d 3c 3h BJ BJ", 0, 1),           # three-with-two with a joker pair
-    ("3d 3c 3h 3s 3d 3c 2h 2h", 0, 1),  # eight-card bomb with two wilds
-    ("BJ BJ RJ RJ", 0, 1),              # four jokers
-    ("BJ RJ", 0, 2),                    # two jokers of different colours are no pair
-    ("2h 2h", 0, 1),                    # two wilds: the level pair
-    ("2h BJ", 0, 2),                    # a wild never stands for a joker
-    ("3d 5c 9h Ks", 0, 4),
+    ("3d 4c 5h 6s 7d", "2", 1),           # straight
+    ("3d 4c 5h 6s 2h", "2", 1),           # the wild 2h completes a straight
+    ("3d 4c 5h 6s 2h", "7", 1),           # at level 7 the 2h is a plain 2: the straight 23456
+    ("Ad 2c 3h 4s 5d", "J", 1),           # ace-low straight
+    ("Td Jc Qh Ks Ad", "2", 1),           # ace-high straight
+    ("3d 3c 4d 4c 5h 5s", "2", 1),        # tube
+    ("3d 3c 3h 4d 4c 4s", "2", 1),        # plate
+    ("3d 3c 3h 4d 4c", "2", 1),           # three-with-two
+    ("3d 3c 3h BJ BJ", "2", 1),           # three-with-two with a joker pair
+    ("3d 3c 3h 3s 3d 3c 2h 2h", "2", 1),  # eight-card bomb with two wilds
+    ("BJ BJ RJ RJ", "2", 1),              # four jokers
+    ("BJ RJ", "2", 2),                    # two jokers of different colours are no pair
+    ("2h 2h", "2", 1),                    # two wilds: the level pair
+    ("2h BJ", "2", 2),                    # a wild never stands for a joker
+    ("3d 5c 9h Ks", "2", 4),
 ]
 
 

@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardrl.games.guandan_moves import (
-    PASS, Category, Move, beats, cards_to_counts, hand_from_string, legal_moves, move_to_string,
+    PASS, Category, Move, Rank, beats, cards_to_counts, hand_from_string, legal_moves, move_to_string,
     parse_cards, wild_kind)
 
 C = Category
-LV = {ch: i for i, ch in enumerate("23456789TJQKA")}
+LV = {ch: Rank(i) for i, ch in enumerate("23456789TJQKA")}
 
 
 def mv(category: Category, rank, cards: str) -> Move:
@@ -141,7 +141,7 @@ def _bombs(level: int):
 
 
 def test_bomb_order_is_total_and_strict():
-    order = _bombs(level=0)
+    order = _bombs(level=Rank.TWO)
     for i, a in enumerate(order):
         for j, b in enumerate(order):
             assert beats(a, b, 0) == (i > j), (move_to_string(a), move_to_string(b))
@@ -221,13 +221,13 @@ def test_following_same_type_higher_or_bomb_and_pass():
 
 def test_bad_hands_and_levels_are_refused():
     with pytest.raises(ValueError, match="54-count"):
-        legal_moves(np.zeros(53), None, 0)
+        legal_moves(np.zeros(53), None, "2")
     with pytest.raises(ValueError, match="0..2"):
-        legal_moves(np.full(54, 3), None, 0)
-    with pytest.raises(ValueError, match="rank index"):
-        legal_moves(np.zeros(54), None, 13)
+        legal_moves(np.full(54, 3), None, "2")
+    with pytest.raises(ValueError, match="no rank"):
+        legal_moves(np.zeros(54), None, "1")
     with pytest.raises(TypeError, match="level"):
-        legal_moves(np.zeros(54), None, "2")
+        legal_moves(np.zeros(54), None, 2.0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,7 +354,7 @@ def _check_against_oracle(cards: tuple[int, ...], level: int, rng: np.random.Gen
 def test_legal_moves_equal_brute_force_oracle(num_wild):
     rng = np.random.default_rng(100 + num_wild)
     for _ in range({0: 150, 1: 60, 2: 8}[num_wild]):
-        level = int(rng.integers(13))
+        level = Rank(int(rng.integers(13)))
         _check_against_oracle(_random_small_hand(rng, num_wild, level), level, rng)
 
 
@@ -378,7 +378,7 @@ def test_oracle_on_chosen_hands(text, level):
 # ---------------------------------------------------------------------------------------------
 
 @settings(max_examples=25, deadline=None)
-@given(seed=st.integers(0, 2 ** 31), level=st.integers(0, 12), wilds=st.integers(0, 2))
+@given(seed=st.integers(0, 2 ** 31), level=st.sampled_from(list(Rank)), wilds=st.integers(0, 2))
 def test_follow_sets_are_the_lead_moves_that_beat(seed, level, wilds):
     rng = np.random.default_rng(seed)
     deck = [k for k in range(54) for _ in range(2) if k != 4 * level + 2]
@@ -396,7 +396,7 @@ def test_follow_sets_are_the_lead_moves_that_beat(seed, level, wilds):
         assert set(follow) == {PASS} | {m for m in lead_set if beats(m, last, level)}
 
 
-@pytest.mark.parametrize("level", [0, 7])
+@pytest.mark.parametrize("level", [Rank.TWO, Rank.NINE])
 def test_a_hands_moves_are_the_move_universe_moves_it_holds(level):
     """The per-level move table (the lead moves of all 108 cards) filtered by what a hand holds gives exactly
     the hand's own lead moves: per-hand generation and a fixed table agree (module docstring)."""

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 
 from cardrl.games.guandan import GuanDanGame
 from cardrl.games import guandan_moves as ref
-from cardrl.games.guandan_moves import Category, hand_from_string, wild_kind
+from cardrl.games.guandan_moves import Category, Rank, hand_from_string, wild_kind
 from cardrl.games.guandan_table import NUM_SPECIAL, LegalValues, LevelMoveTable, level_table
 
 DECK_CARDS = np.repeat(np.arange(54), 2)
-LEVELS = range(13)
+LEVELS = list(Rank)
 
 
 def reference_ids(hand: np.ndarray, last, level: int) -> np.ndarray:
@@ -75,7 +75,7 @@ def test_scan_equals_reference_on_random_positions(level: int):
     assert all(n > 0 for n in checked.values())
 
 
-@pytest.mark.parametrize("level", [0, 6, 12])
+@pytest.mark.parametrize("level", [Rank.TWO, Rank.EIGHT, Rank.ACE])
 def test_scan_follows_every_category(level: int):
     """Each category of last move (and every bomb size) on hands rich in bombs and both wilds."""
     rng = np.random.default_rng(7 + level)
@@ -93,9 +93,9 @@ def test_scan_on_adversarial_hands():
         table = level_table(level)
         assert np.array_equal(table.legal_ids(ref.DECK, None), np.arange(1, len(table)))
     hand = hand_from_string(" ".join(r + s for r in "345678" for s in "dchs") + " 9d 9s 8h")
-    hand[wild_kind(6)] = 2
-    got = level_table(6).legal_ids(hand, None)
-    assert len(got) == 15_947 and np.array_equal(got, reference_ids(hand, None, 6))
+    hand[wild_kind("8")] = 2
+    got = level_table("8").legal_ids(hand, None)
+    assert len(got) == 15_947 and np.array_equal(got, reference_ids(hand, None, Rank.EIGHT))
 
 
 def test_engine_legal_moves_equal_reference_in_random_games():
@@ -118,8 +118,8 @@ def test_engine_legal_moves_equal_reference_in_random_games():
 
 
 def test_legal_values_sequence():
-    table = level_table(4)
-    hand = random_hand(np.random.default_rng(0), 4, 27, 2)
+    table = level_table(Rank(4))
+    hand = random_hand(np.random.default_rng(0), Rank(4), 27, 2)
     ids = table.legal_ids(hand, None)
     values = LegalValues(table, ids)
     assert len(values) == len(ids) and values[5] == table.move_of(int(ids[5]))
@@ -146,24 +146,24 @@ def test_game_with_cached_legal_moves_pickles_small():
 
 def test_disk_cache_round_trip(tmp_path, monkeypatch):
     monkeypatch.setenv("CARDRL_CACHE_DIR", str(tmp_path))
-    built = LevelMoveTable(9)
+    built = LevelMoveTable(Rank(9))
     assert len(list(tmp_path.glob("*_L9.npz"))) == 1
-    loaded = LevelMoveTable(9)
-    assert built.size == loaded.size == len(level_table(9))
+    loaded = LevelMoveTable(Rank(9))
+    assert built.size == loaded.size == len(level_table(Rank(9)))
     for a, b in zip(built.scan, loaded.scan):
         assert a.dtype == b.dtype and np.array_equal(a, b)
     for a, b in zip(built._decode_arrays(), loaded._decode_arrays()):
         assert np.array_equal(a, b)
     assert np.array_equal(built.hi, loaded.hi) and np.array_equal(built.lo, loaded.lo)
     monkeypatch.setenv("CARDRL_CACHE_DIR", "off")
-    assert np.array_equal(LevelMoveTable(9).scan.ids, built.scan.ids)
+    assert np.array_equal(LevelMoveTable(Rank(9)).scan.ids, built.scan.ids)
 
 
 _counts = st.lists(st.integers(0, 2), min_size=54, max_size=54)
 
 
 @settings(max_examples=150, deadline=None)
-@given(counts=_counts, level=st.integers(0, 12), wilds=st.integers(0, 2), pick=st.integers(0, 10_000),
+@given(counts=_counts, level=st.sampled_from(list(Rank)), wilds=st.integers(0, 2), pick=st.integers(0, 10_000),
        lead=st.booleans(), keep=st.floats(0.05, 0.5))
 def test_property_scan_equals_reference(counts, level, wilds, pick, lead, keep):
     """Any hand (each kind 0..2; thinned to about ``keep`` of the deck), any level, any move of a 27-card hand to
@@ -179,7 +179,7 @@ def test_property_scan_equals_reference(counts, level, wilds, pick, lead, keep):
 
 
 @settings(max_examples=40, deadline=None)
-@given(counts=_counts, level=st.integers(0, 12), pick=st.integers(0, 10_000), keep=st.floats(0.1, 0.5))
+@given(counts=_counts, level=st.sampled_from(list(Rank)), pick=st.integers(0, 10_000), keep=st.floats(0.1, 0.5))
 def test_property_follow_is_lead_filtered_by_beats(counts, level, pick, keep):
     """A follow's legal set is pass plus the lead moves that beat the last move (the ordering, independently of the
     scan's group ranges), on hands thinned to about ``keep`` of the deck."""

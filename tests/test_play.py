@@ -139,7 +139,7 @@ def test_big2_first_move_must_hold_three_of_diamonds():
 def _guandan_wild_hand():
     from cardrl.games.guandan_moves import hand_from_string
 
-    game = get_game("guandan").make_engine(match=False, level=0).reset(1)
+    game = get_game("guandan").make_engine(match=False, level="2").reset(1)
     hands = np.zeros((4, 54), dtype=np.int8)
     hands[0] = hand_from_string("2h 3d 4d 5d 6d 9s 9s Kc BJ")
     for seat in (1, 2, 3):

@@ -46,7 +46,8 @@ def move_cards(game: str, text: str) -> list[str]:
     if game == "doudizhu":
         return list(text.replace(" ", ""))
     if game == "guandan":
-        text = text.split("[", 1)[1].rstrip("]") if "[" in text else text.split()[-1]
+        # "name [cards]" or "name [cards] (Th as 5)": what a wild stands for follows the cards
+        text = text.split("[", 1)[1].split("]", 1)[0] if "[" in text else text.split()[-1]
     return text.replace("*", "").split()
 
 

@@ -40,7 +40,7 @@ import numpy as np
 from cardrl.agents.base import Agent, legal_ids
 from cardrl.games.guandan import GuanDanView, partner_of
 from cardrl.games.guandan_moves import (
-    BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, bomb_key, power)
+    BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, Rank, bomb_key, parse_level, power)
 
 __all__ = ["GuanDanShedAgent", "GuanDanControlAgent", "GuanDanPlan", "PlanUnit", "PlanWeights", "plan_hand"]
 
@@ -290,9 +290,10 @@ def _natural_straight_flushes(by_rank: np.ndarray, level: int, skip: list[int]) 
     return out
 
 
-def plan_hand(hand: np.ndarray, level: int, weights: PlanWeights = PlanWeights()) -> GuanDanPlan:
-    """The cheapest plan of a 54-count ``hand`` at ``level`` (module docstring; a fresh planner each call)."""
-    return _Planner(weights).plan(np.asarray(hand, dtype=np.int8), level)
+def plan_hand(hand: np.ndarray, level: Rank | str, weights: PlanWeights = PlanWeights()) -> GuanDanPlan:
+    """The cheapest plan of a 54-count ``hand`` at ``level`` (a ``Rank`` or ``"2"`` .. ``"A"``; module docstring; a
+    fresh planner each call)."""
+    return _Planner(weights).plan(np.asarray(hand, dtype=np.int8), parse_level(level))
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------------

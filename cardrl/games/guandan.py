@@ -2,10 +2,13 @@
 match flow (team levels, promotion, level A, tribute and return). No gym/torch/ray.
 
 Sources: docs/rules.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (rewards +3/+2/+1, level-A rule);
-Zhao et al. 2024 (DanZero+) Sec. III-E (tribute heuristics), IV (match bonus +-1).
+Zhao et al. 2024 (DanZero+) Sec. IV-E (tribute heuristics), IV-B (match bonus +-1).
 
 Seats 0..3 play in order 0, 1, 2, 3; teams sit opposite: team 0 = seats 0 and 2, team 1 = seats 1 and 3.
-Levels are rank indices 0..12 (2..A) as in :mod:`cardrl.games.guandan_moves`.
+Levels are ranks: a :class:`~cardrl.games.guandan_moves.Rank` or its name ``"2"`` .. ``"A"``
+(:func:`~cardrl.games.guandan_moves.parse_level`; a plain int is refused as ambiguous). ``game.level``,
+``game.team_levels`` and a view's levels are ``Rank`` values (an ``IntEnum`` valued by the rank index, 0 for 2 .. 12
+for A).
 
 Actions
     Like every cardrl engine, :meth:`GuanDanGame.legal_moves` returns sorted integer action ids and
@@ -25,7 +28,7 @@ at the level of the team that won the previous one. The first finisher's team go
 partner finishes 2nd / 3rd / 4th, never past A. A team wins the match by winning a deal played at its own level
 A with the partner not last; after ``a_level_attempts`` failed deals at its own level A a team goes back to 2
 (``None``: never). ``max_deals`` (default ``None``) ends a match early without a winner. With ``match=False``
-one deal is played at ``level`` without tribute.
+one deal is played at ``level`` (default ``"2"``) without tribute.
 
 Rewards (DanZero): per deal, +3 / +2 / +1 to each seat of the first finisher's team when the partner finishes
 2nd / 3rd / 4th, the negative to the others; a deal won at the winner's own level A with the partner last
@@ -48,20 +51,20 @@ import numpy as np
 
 from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
 from cardrl.games.guandan_moves import (
-    BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RED_JOKER, Category, Move, MoveGenerator, card_name,
-    cards_to_string, check_level, legal_moves, move_to_string, power, wild_kind)
+    BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RANKS, RED_JOKER, Category, Move, MoveGenerator, Rank,
+    card_name, cards_to_string, legal_moves, move_to_string, parse_level, power, wild_kind)
 from cardrl.games.guandan_table import (
     NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, LegalValues, decision_move, level_table)
 
 NUM_PLAYERS = 4
-LEVEL_A = 12
+LEVEL_A = Rank.ACE
 TRIBUTE = Category.TRIBUTE  # the tribute-phase decisions (not card plays)
 RETURN = Category.RETURN
 REWARDS = ("danzero",)
 _PROMOTION = {2: 3, 3: 2, 4: 1}  # partner's place -> levels gained (and the deal reward)
 _DECK = np.repeat(np.arange(NUM_KINDS), 2)
 
-__all__ = ["GuanDanGame", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
+__all__ = ["GuanDanGame", "Rank", "parse_level", "normalise_options", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
            "default_tribute", "default_return", "tribute_candidates", "return_candidates", "team_of",
            "partner_of"]
 
@@ -74,6 +77,12 @@ def partner_of(seat: int) -> int:
     return (seat + 2) % NUM_PLAYERS
 
 
+def normalise_options(options: dict) -> dict:
+    """GuanDan's rule options checked, the level as its rank name (``"2"`` .. ``"A"``: what deal files and
+    configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan_moves.parse_level`)."""
+    return {**options, "level": str(parse_level(options["level"]))}
+
+
 def _card_power(kind: int, level: int) -> int:
     if kind == BLACK_JOKER:
         return 14
@@ -82,8 +91,9 @@ def _card_power(kind: int, level: int) -> int:
     return power(kind // 4, level)
 
 
-def tribute_candidates(hand: np.ndarray, level: int) -> list[int]:
+def tribute_candidates(hand: np.ndarray, level: Rank | str) -> list[int]:
     """The kinds a payer may give: the highest by single power, the heart wild excluded."""
+    level = parse_level(level)
     wild = 4 * level + HEARTS
     kinds = [k for k in range(NUM_KINDS) if hand[k] and k != wild]
     if not kinds:
@@ -92,8 +102,9 @@ def tribute_candidates(hand: np.ndarray, level: int) -> list[int]:
     return [k for k in kinds if _card_power(k, level) == top]
 
 
-def return_candidates(hand: np.ndarray, level: int, return_level_card: bool = False) -> list[int]:
+def return_candidates(hand: np.ndarray, level: Rank | str, return_level_card: bool = False) -> list[int]:
     """The kinds a receiver may return: rank <= 10 (a level card only if allowed); if none, the lowest cards."""
+    level = parse_level(level)
     kinds = [k for k in range(52) if hand[k] and k // 4 <= 8 and (return_level_card or k // 4 != level)]
     if kinds:
         return kinds
@@ -115,17 +126,19 @@ def _protected_kinds(hand: np.ndarray, level: int) -> set[int]:
     return protected
 
 
-def default_tribute(hand: np.ndarray, level: int) -> int:
-    """DanZero+'s tribute: the highest card is forced; among equal kinds keep straight flushes intact."""
+def default_tribute(hand: np.ndarray, level: Rank | str) -> int:
+    """DanZero+'s tribute (Sec. IV-E): the highest card is forced; among equal kinds keep straight flushes intact."""
+    level = parse_level(level)
     candidates = tribute_candidates(hand, level)
     protected = _protected_kinds(hand, level)
     free = [k for k in candidates if k not in protected]
     return (free or candidates)[0]
 
 
-def default_return(hand: np.ndarray, level: int, return_level_card: bool = False) -> int:
-    """DanZero+'s return (Sec. III-E): keep bombs and straight flushes; first a low card that only makes a
+def default_return(hand: np.ndarray, level: Rank | str, return_level_card: bool = False) -> int:
+    """DanZero+'s return (Sec. IV-E): keep bombs and straight flushes; first a low card that only makes a
     single, then one from a low pair or trio, then anything allowed (lowest rank first)."""
+    level = parse_level(level)
     candidates = return_candidates(hand, level, return_level_card)
     protected = _protected_kinds(hand, level)
     rank_count = {r: sum(int(hand[4 * r + s]) for s in range(4)) for r in range(13)}
@@ -168,7 +181,7 @@ class GuanDanGame(Engine):
     suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = DECK
 
-    def __init__(self, match: bool = True, level: int = 0, a_level_attempts: int | None = 3,
+    def __init__(self, match: bool = True, level: Rank | str = Rank.TWO, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
                  max_deals: int | None = None):
         for name, value in (("match", match), ("match_bonus", match_bonus),
@@ -178,7 +191,7 @@ class GuanDanGame(Engine):
         if max_deals is not None and isinstance(max_deals, bool):
             raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
         self.match = bool(match)
-        self.start_level = check_level(level)
+        self.start_level = parse_level(level)
         if a_level_attempts is not None and (not isinstance(a_level_attempts, int) or a_level_attempts < 1):
             raise ValueError(f"a_level_attempts must be a positive int or None, got {a_level_attempts!r}")
         if max_deals is not None and (not isinstance(max_deals, int) or max_deals < 1):
@@ -196,7 +209,7 @@ class GuanDanGame(Engine):
     def reset(self, seed: int) -> "GuanDanGame":
         self.seed = check_seed(seed)
         self.actions: list[int] = []
-        self.team_levels = [self.start_level if not self.match else 0] * 2
+        self.team_levels = [self.start_level if not self.match else Rank.TWO] * 2
         self.level_team: int | None = None  # whose level this deal is played at (None: the first deal)
         self.a_failures = [0, 0]
         self.deal_index = -1
@@ -208,9 +221,9 @@ class GuanDanGame(Engine):
         return self
 
     @property
-    def level(self) -> int:
-        """The level (rank index) the current deal is played at."""
-        return self.team_levels[self.level_team] if self.level_team is not None else self.team_levels[0]
+    def level(self) -> Rank:
+        """The level (a :class:`~cardrl.games.guandan_moves.Rank`) the current deal is played at."""
+        return RANKS[self.team_levels[self.level_team] if self.level_team is not None else self.team_levels[0]]
 
     def _start_deal(self) -> None:
         self.deal_index += 1
@@ -391,7 +404,9 @@ class GuanDanGame(Engine):
         return _move_cards(self.level, ids)
 
     def move_string(self, action: int) -> str:
-        return move_to_string(self.move_of(action))
+        """The move of an action id in words at the current level (wild stand-ins named, as in
+        :func:`~cardrl.games.guandan_moves.move_to_string`)."""
+        return move_to_string(self.move_of(action), self.level)
 
     def move_keys(self, ids) -> np.ndarray:
         """``(n, 2)`` ``(category, rank)`` of action ids at the current level: what tells apart moves that play the
@@ -445,14 +460,14 @@ class GuanDanGame(Engine):
                                    f"has ids {NUM_SPECIAL}..{NUM_SPECIAL + size - 1})") from None
         reason = self._illegal_reason(move)
         legal = ", ".join(str(i) for i in ids) if self.phase in ("tribute", "return") else None
-        raise IllegalMoveError(f"action {action} ({move_to_string(move)}): {reason}"
+        raise IllegalMoveError(f"action {action} ({move_to_string(move, self.level)}): {reason}"
                                + (f"; legal ids: {legal}" if legal else ""))
 
     def _illegal_reason(self, move: Move) -> str:
         who = f"seat {self.current_player}"
         if self.phase in ("tribute", "return"):
             allowed = ", ".join(card_name(m.cards[0]) for m in self.legal_move_values())
-            return f"{who} must choose a {self.phase} card; {move_to_string(move)} is not one of: {allowed}"
+            return f"{who} must choose a {self.phase} card; {move_to_string(move, self.level)} is not one of: {allowed}"
         if move.category in (TRIBUTE, RETURN):
             return f"{who} is playing cards, not choosing a tribute or return card"
         if move.is_pass:
@@ -460,12 +475,13 @@ class GuanDanGame(Engine):
         hand = self.hands[self.current_player]
         need = np.bincount(np.asarray(move.cards, dtype=np.int64), minlength=NUM_KINDS)
         if (need > hand).any():
-            return (f"{who} does not hold the cards of {move_to_string(move)}; hand is "
+            return (f"{who} does not hold the cards of {move_to_string(move, self.level)}; hand is "
                     f"{cards_to_string(np.repeat(np.arange(NUM_KINDS), hand))}")
         if self.last_move is not None:
-            return (f"{move_to_string(move)} does not beat the last move {move_to_string(self.last_move)} at "
-                    f"level {'23456789TJQKA'[self.level]}, or is not a valid combination of those cards")
-        return f"{move_to_string(move)} is not a valid combination at level {'23456789TJQKA'[self.level]}"
+            return (f"{move_to_string(move, self.level)} does not beat the last move "
+                    f"{move_to_string(self.last_move, self.level)} at level {self.level}, or is not a valid "
+                    f"combination of those cards")
+        return f"{move_to_string(move, self.level)} is not a valid combination at level {self.level}"
 
     # ---- transitions -------------------------------------------------------------------------
     def step(self, action) -> "GuanDanGame":
@@ -539,11 +555,11 @@ class GuanDanGame(Engine):
                     if a_team == team:
                         reward = 0.0  # won at own A with the partner last: cannot end the match (DanZero)
                     if self.a_level_attempts is not None and self.a_failures[a_team] >= self.a_level_attempts:
-                        self.team_levels[a_team] = 0
+                        self.team_levels[a_team] = Rank.TWO
                         self.a_failures[a_team] = 0
                         result["demoted"] = a_team
                 if not (a_team == team and result.get("demoted") == team):
-                    self.team_levels[team] = min(self.team_levels[team] + gained, LEVEL_A)
+                    self.team_levels[team] = RANKS[min(self.team_levels[team] + gained, LEVEL_A)]
             self.level_team = team
         rewards = np.array([reward if team_of(s) == team else -reward for s in range(NUM_PLAYERS)])
         self.deal_rewards.append(rewards)
@@ -620,9 +636,9 @@ class GuanDanGame(Engine):
             lines.append(f"{mark} seat {seat} (team {team_of(seat)}) [{int(self.hands[seat].sum()):2d}]{done} {hand}")
         if self.tributes:
             lines.append("tribute: " + ", ".join(f"{p}->{r} {card_name(k)}" for p, r, k in self.tributes))
-        last = "(lead)" if self.last_move is None else move_to_string(self.last_move)
+        last = "(lead)" if self.last_move is None else move_to_string(self.last_move, self.level)
         lines.append(f"to beat: {last}")
-        recent = [f"{s}: {move_to_string(m)}" for s, m in self.history[-6:]]
+        recent = [f"{s}: {move_to_string(m, self.level)}" for s, m in self.history[-6:]]
         lines.append("recent: " + (" | ".join(recent) if recent else "-"))
         if self.is_over:
             lines.append(f"over: payoffs {self.payoffs().tolist()}, match winner team {self.match_winner}")
@@ -704,7 +720,7 @@ class GuanDanView:
         self.last_move = game.last_move
         self.last_mover = game.last_mover
         self.level = game.level
-        self.team_levels = tuple(game.team_levels)
+        self.team_levels = tuple(RANKS[x] for x in game.team_levels)
         self.level_team = game.level_team
         self.finished = tuple(game.finished)
         self.deal_index = game.deal_index

@@ -7,7 +7,15 @@ Cards
     Two decks, 108 cards; a hand is a 54-count vector (each kind 0, 1 or 2). Kind ``k < 52`` is
     ``4 * rank + suit`` with ``rank`` 0..12 for ``2 3 4 5 6 7 8 9 T J Q K A`` and ``suit`` in the order of
     :mod:`cardrl.cards` (diamonds, clubs, hearts, spades: ``d c h s``, hearts = 2); 52 is the black joker,
-    53 the red joker. At level ``L`` (a rank index 0..12) the heart level card ``4 * L + 2`` is the wild.
+    53 the red joker. At level ``L`` the heart level card ``4 * L + 2`` is the wild.
+
+Levels
+    A level is a rank: a :class:`Rank` (``Rank.FOUR``; an ``IntEnum`` whose value is the rank index, 0 for 2 ..
+    12 for A, so it indexes arrays and does arithmetic like an int) or its name ``"2"`` .. ``"9"``, ``"T"`` (or
+    ``"10"``), ``"J"``, ``"Q"``, ``"K"``, ``"A"``. Every function here that takes a ``level`` checks it with
+    :func:`parse_level`, which refuses a plain int: ``level=2`` could mean the 2s or rank index 2 (the 4s, what it
+    meant before levels took ranks), so it says to write ``"4"`` / ``Rank.FOUR`` or ``Rank(2)``. The engine's own
+    levels (``GuanDanGame.level``, a view's ``level``) are ``Rank`` values.
 
 Moves
     A :class:`Move` is ``(category, rank, cards)``: ``cards`` is the sorted tuple of the card kinds played
@@ -21,7 +29,11 @@ Moves
       ``A 2 3 ... K A`` (position 0 is the low ace, position ``p >= 1`` is rank ``p - 1``): straights and
       straight flushes ``s = 0..9`` (A2345 .. TJQKA), tubes ``0..11`` (AA2233 .. QQKKAA), plates ``0..12``
       (AAA222 .. KKKAAA). The level rank sits at its natural place.
-    * four jokers: 0.
+    * four jokers: 0 (no rank; shown without one).
+
+    What each card is played as (a wild card's stand-in included) is :meth:`Move.as_played` (a
+    :class:`Reading`), the ranks along a sequence :meth:`Move.sequence_ranks`; :func:`classify` gives every
+    combination a set of cards makes at a level.
 
 Wild cards (the hearts of the level rank) stand for any non-joker card in any combination. A combination
 made of wild cards only keeps its natural meaning (a single or pair of the level rank): two wilds are
@@ -88,6 +100,34 @@ class Category(IntEnum):
     RETURN = 12
 
 
+class Rank(IntEnum):
+    """A rank, valued by its rank index (2 is 0 .. A is 12): what a GuanDan level is. ``str(Rank.TEN)`` is
+    ``"T"``, the notation of the cards; :func:`parse_level` turns ``"2"`` .. ``"A"`` (or ``"10"``) into one."""
+
+    TWO = 0
+    THREE = 1
+    FOUR = 2
+    FIVE = 3
+    SIX = 4
+    SEVEN = 5
+    EIGHT = 6
+    NINE = 7
+    TEN = 8
+    JACK = 9
+    QUEEN = 10
+    KING = 11
+    ACE = 12
+
+    def __str__(self) -> str:
+        return RANK_CHARS[self.value]
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self), spec)
+
+
+RANKS = tuple(Rank)  # RANKS[i] is the Rank of rank index i (a tuple lookup, cheaper than Rank(i) in hot paths)
+
+
 BOMB_CATEGORIES = frozenset((Category.BOMB, Category.STRAIGHT_FLUSH, Category.JOKER_BOMB))
 _SEQUENCE_SHAPES = {Category.STRAIGHT: (5, 1, 10), Category.TUBE: (3, 2, 12), Category.PLATE: (2, 3, 13),
                     Category.STRAIGHT_FLUSH: (5, 1, 10)}  # (length, copies per rank, number of starts)
@@ -115,6 +155,26 @@ class Move(NamedTuple):
         """The 54-count vector of the cards."""
         return cards_to_counts(self.cards)
 
+    def as_played(self, level: "Rank | str") -> "Reading":
+        """What every card of the move is played as at ``level`` (wild stand-ins explicit): a :class:`Reading`.
+        ValueError when the move is no combination of its cards at that level."""
+        level = parse_level(level)
+        if self.category in (Category.PASS, Category.TRIBUTE, Category.RETURN):
+            return _reading(self, level)
+        if self not in legal_moves(cards_to_counts(self.cards), None, level):
+            raise ValueError(f"{move_to_string(self)} is not a combination of its cards at level {level} "
+                             f"(its readings: {[str(r) for r in classify(self.cards, level)] or 'none'})")
+        return _reading(self, level)
+
+    def substitutions(self, level: "Rank | str") -> tuple["PlayedCard", ...]:
+        """The wild cards of the move that stand for another card at ``level`` (see :meth:`as_played`)."""
+        return self.as_played(level).substitutions
+
+    def sequence_ranks(self) -> tuple[Rank, ...]:
+        """The ranks along a straight, tube, plate or straight flush, low to high (``A 2 3 4 5`` for the lowest
+        straight; the level does not move them). ValueError for other categories, whose ``rank`` is the rank."""
+        return sequence_ranks(self.category, self.rank)
+
     def __str__(self) -> str:
         return move_to_string(self)
 
@@ -124,18 +184,37 @@ _new = tuple.__new__  # Move construction without the NamedTuple keyword wrapper
 
 
 # ---- cards -------------------------------------------------------------------------------------------
-def wild_kind(level: int) -> int:
+def wild_kind(level: "Rank | str") -> int:
     """The kind of the wild card (heart of the level rank) at ``level``."""
-    return 4 * check_level(level) + HEARTS
+    return 4 * parse_level(level) + HEARTS
 
 
-def check_level(level) -> int:
-    """The level as a rank index 0..12 (2..A), or an error naming what is allowed."""
+_LEVEL_NAMES = {**{ch: Rank(i) for i, ch in enumerate(RANK_CHARS)}, "10": Rank.TEN}
+_LEVEL_HELP = ("a GuanDan level is a rank: its name '2' .. '9', 'T' (or '10'), 'J', 'Q', 'K', 'A', or a Rank "
+               "(cardrl.games.guandan_moves.Rank, e.g. Rank.FOUR)")
+
+
+def parse_level(level: "Rank | str") -> Rank:
+    """The :class:`Rank` of a level given as a ``Rank`` or a rank name (``"4"``, ``"T"`` or ``"10"``, ``"a"``).
+
+    A plain int is refused (TypeError): before levels took ranks ``level=2`` meant rank index 2, the 4s, and read
+    as a rank it would be the 2s. ``Rank(i)`` turns a rank index ``i`` into a level."""
+    if isinstance(level, Rank):
+        return level
+    if isinstance(level, str):
+        got = _LEVEL_NAMES.get(level.strip().upper())
+        if got is None:
+            raise ValueError(f"level {level!r} is no rank: {_LEVEL_HELP}")
+        return got
     if isinstance(level, (bool, np.bool_)) or not isinstance(level, (int, np.integer)):
-        raise TypeError(f"level must be a rank index int 0..12 (2..A), got {type(level).__name__} {level!r}")
-    if not 0 <= level < NUM_RANKS:
-        raise ValueError(f"level must be a rank index 0..12 (2..A), got {level}")
-    return int(level)
+        raise TypeError(f"level must be a rank, got {type(level).__name__} {level!r}: {_LEVEL_HELP}")
+    example = f"; for rank index {int(level)} (the {RANK_CHARS[int(level)]}s, what level={int(level)} meant before " \
+              f"levels took ranks) write level={RANK_CHARS[int(level)]!r} or Rank({int(level)})" \
+        if 0 <= level < NUM_RANKS else ""
+    raise TypeError(f"level={int(level)} is ambiguous (a rank or a rank index?): {_LEVEL_HELP}{example}")
+
+
+check_level = parse_level  # the name the rest of cardrl imports
 
 
 def power(rank: int, level: int) -> int:
@@ -197,7 +276,10 @@ _CATEGORY_NAMES = {Category.PASS: "pass", Category.SINGLE: "single", Category.PA
 
 
 def rank_name(category: Category, rank: int) -> str:
-    """The rank of a move in words: ``"7"`` or, for sequences, the run such as ``"A-5"``."""
+    """The rank of a move in words: ``"7"`` or, for sequences, the run such as ``"A-5"``; ``""`` for pass and four
+    jokers (which have none)."""
+    if category in (Category.PASS, Category.JOKER_BOMB):
+        return ""
     if category in _SEQUENCE_SHAPES:
         length = _SEQUENCE_SHAPES[category][0]
         return f"{RANK_CHARS[_seq_rank(rank)]}-{RANK_CHARS[_seq_rank(rank + length - 1)]}"
@@ -208,13 +290,24 @@ def rank_name(category: Category, rank: int) -> str:
     return RANK_CHARS[rank] if 0 <= rank < NUM_RANKS else ""
 
 
-def move_to_string(move: Move) -> str:
-    """``"pair 5 [5d 5h]"``, ``"pass"``."""
+def move_to_string(move: Move, level: "Rank | str | None" = None) -> str:
+    """``"pair 5 [5d 5h]"``, ``"four-jokers [BJ BJ RJ RJ]"``, ``"pass"``; with ``level``, the wild cards that
+    stand for another card follow: ``"straight 3-7 [3d 4c 6s 7d Th] (Th as 5)"`` (see :meth:`Reading.__str__`)."""
     if move.is_pass:
         return "pass"
     name = _CATEGORY_NAMES[move.category]
     rank = rank_name(move.category, move.rank)
-    return f"{name} {rank} [{cards_to_string(move.cards)}]" if rank else f"{name} [{cards_to_string(move.cards)}]"
+    text = f"{name} {rank} [{cards_to_string(move.cards)}]" if rank else f"{name} [{cards_to_string(move.cards)}]"
+    if level is None or move.category in (Category.TRIBUTE, Category.RETURN):
+        return text
+    level = parse_level(level)
+    if wild_kind(level) not in move.cards:
+        return text
+    try:
+        subs = _reading(move, level).substitutions
+    except ValueError:  # not a combination at this level (an illegal move being reported): the cards alone
+        return text
+    return f"{text} ({_substitutions_text(subs)})" if subs else text
 
 
 # ---- ordering ----------------------------------------------------------------------------------------
@@ -249,6 +342,20 @@ def _seq_rank(position: int) -> int:
 
 
 _LINE = [_seq_rank(p) for p in range(NUM_RANKS + 1)]  # ranks along the ace-low line A 2 3 ... K A
+
+
+def sequence_ranks(category: Category, start: int) -> tuple[Rank, ...]:
+    """The ranks of a sequence of ``category`` (straight, tube, plate, straight flush) starting at ``start`` on the
+    ace-low line (``Move.rank`` of a sequence), low to high: ``sequence_ranks(Category.STRAIGHT, 0)`` is
+    ``(A, 2, 3, 4, 5)``."""
+    shape = _SEQUENCE_SHAPES.get(category)
+    if shape is None:
+        raise ValueError(f"{_CATEGORY_NAMES.get(category, category)} is no sequence: a sequence is a straight, tube, "
+                         f"plate or straight flush (the rank of other moves is their rank)")
+    length, _, starts = shape
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < starts:
+        raise ValueError(f"a {_CATEGORY_NAMES[category]} starts at 0..{starts - 1} on the ace-low line, got {start!r}")
+    return tuple(RANKS[r] for r in _LINE[start:start + length])
 
 
 @lru_cache(maxsize=1 << 14)
@@ -445,3 +552,174 @@ def move_universe_size(level: int) -> dict[str, int]:
         counts[name] = counts.get(name, 0) + 1
     counts["total"] = sum(counts.values())
     return counts
+
+
+# ---- readings: what each card of a move is played as -------------------------------------------------------
+class PlayedCard(NamedTuple):
+    """One card of a :class:`Reading`: the card put down and what it counts as.
+
+    ``rank``: a :class:`Rank`, or 14 / 15 for the black / red joker. ``suit``: the suit it counts as: a natural
+    card's own; a wild card's is the flush suit in a straight flush and ``None`` (any suit) elsewhere. ``wild``:
+    the card is a wild standing for another card (a heart level card played as the level rank is itself:
+    ``False``). ``free``: the two wild cards of a level-rank trio's pair: they stand for a pair of any rank but the
+    level's (the rules make no difference between them, so one move covers them all); ``rank`` then names the
+    lowest such rank (2, or 3 at level 2), an engine that wants a concrete pair may take it or any other.
+    """
+
+    kind: int
+    rank: int
+    suit: int | None
+    wild: bool = False
+    free: bool = False
+
+    def __str__(self) -> str:
+        if not self.wild:
+            return card_name(self.kind)
+        if self.free:
+            return f"{card_name(self.kind)} as any rank but the level's (e.g. {RANK_CHARS[self.rank]})"
+        return f"{card_name(self.kind)} as {RANK_CHARS[self.rank]}{'' if self.suit is None else SUIT_CHARS[self.suit]}"
+
+
+class Reading(NamedTuple):
+    """A move's concrete reading at a level: ``cards`` holds one :class:`PlayedCard` per card, in the order of
+    the combination (low to high along a sequence; a three-with-two's trio, then its pair)."""
+
+    move: Move
+    level: Rank
+    cards: tuple[PlayedCard, ...]
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """The rank every card is played as, in the order of ``cards``."""
+        return tuple(c.rank for c in self.cards)
+
+    @property
+    def substitutions(self) -> tuple[PlayedCard, ...]:
+        """The wild cards that stand for another card (empty when every card is itself)."""
+        return tuple(c for c in self.cards if c.wild)
+
+    def __str__(self) -> str:
+        """``"straight 3-7 [3d 4c 6s 7d Th] (Th as 5)"`` at level T; ``"three-with-two 5 [5d 5c 5s 5h 5h] (5h 5h
+        as a pair of any rank but 5)"`` at level 5."""
+        text = move_to_string(self.move)
+        subs = self.substitutions
+        return f"{text} ({_substitutions_text(subs)})" if subs else text
+
+
+def _substitutions_text(subs: tuple[PlayedCard, ...]) -> str:
+    """``"Th as 5, Th as 6"``; the free pair of a level trio: ``"5h 5h as a pair of any other rank"``."""
+    parts = [str(c) for c in subs if not c.free]
+    free = [card_name(c.kind) for c in subs if c.free]
+    if free:
+        parts.append(f"{' '.join(free)} as a pair of any other rank")
+    return ", ".join(parts)
+
+
+def _natural(kind: int) -> PlayedCard:
+    if kind == BLACK_JOKER:
+        return PlayedCard(kind, BLACK_JOKER_RANK, None)
+    if kind == RED_JOKER:
+        return PlayedCard(kind, RED_JOKER_RANK, None)
+    return PlayedCard(kind, RANKS[kind // 4], kind % 4)
+
+
+def _as_rank(kind: int, rank: int, level: int, suit: int | None = None, free: bool = False) -> PlayedCard:
+    """The wild card ``kind`` played as ``rank`` (of ``suit``, or any): itself when that is the heart level card."""
+    if rank == level and suit in (None, HEARTS):
+        return PlayedCard(kind, RANKS[rank], HEARTS)
+    return PlayedCard(kind, RANKS[rank], suit, True, free)
+
+
+def _reading(move: Move, level: Rank) -> Reading:
+    """The reading of ``move`` at ``level`` (ValueError when its cards do not fit its category and rank)."""
+    category, rank, cards = move
+    wild = 4 * level + HEARTS
+    bad = ValueError(f"{move_to_string(move)} does not fit its category and rank at level {level}")
+    if category == Category.PASS:
+        return Reading(move, level, ())
+    if category in (Category.TRIBUTE, Category.RETURN, Category.JOKER_BOMB):
+        if category == Category.JOKER_BOMB and tuple(cards) != (BLACK_JOKER,) * 2 + (RED_JOKER,) * 2:
+            raise bad
+        return Reading(move, level, tuple(_natural(k) for k in cards))
+    if category in (Category.SINGLE, Category.PAIR, Category.TRIO, Category.BOMB):
+        out = []
+        for k in cards:
+            if k >= BLACK_JOKER:
+                if rank != k - BLACK_JOKER + BLACK_JOKER_RANK or category not in (Category.SINGLE, Category.PAIR):
+                    raise bad
+                out.append(_natural(k))
+            elif k // 4 == rank:
+                out.append(_natural(k))
+            elif k == wild:
+                out.append(_as_rank(k, rank, level))
+            else:
+                raise bad
+        return Reading(move, level, tuple(out))
+    if category == Category.THREE_WITH_TWO:
+        trio = [k for k in cards if k != wild and k < BLACK_JOKER and k // 4 == rank]
+        pair = [k for k in cards if k != wild and not (k < BLACK_JOKER and k // 4 == rank)]
+        wilds = len(cards) - len(trio) - len(pair)
+        need_trio, need_pair = 3 - len(trio), 2 - len(pair)
+        if need_trio < 0 or need_pair < 0 or need_trio + need_pair != wilds:
+            raise bad
+        played = [_natural(k) for k in trio] + [_as_rank(wild, rank, level) for _ in range(need_trio)]
+        if pair:
+            pair_ranks = {_natural(k).rank for k in pair}
+            if len(pair_ranks) != 1 or (pair[0] >= BLACK_JOKER and len(pair) != 2):
+                raise bad
+            pair_rank = pair_ranks.pop()
+            played += [_natural(k) for k in pair] + [_as_rank(wild, pair_rank, level) for _ in range(need_pair)]
+        elif rank != level:  # two wild cards alone: the level pair, as themselves
+            played += [_as_rank(wild, level, level) for _ in range(2)]
+        else:  # a level trio with two wild cards: a pair of any other rank
+            any_rank = Rank.THREE if level == Rank.TWO else Rank.TWO
+            played += [PlayedCard(wild, any_rank, None, True, True) for _ in range(2)]
+        return Reading(move, level, tuple(played))
+    if category in _SEQUENCE_SHAPES:
+        length, copies, _ = _SEQUENCE_SHAPES[category]
+        naturals = [k for k in cards if k != wild]
+        if any(k >= BLACK_JOKER for k in naturals) or len(cards) != length * copies:
+            raise bad
+        flush = category == Category.STRAIGHT_FLUSH
+        suit = None
+        if flush:
+            suits = {k % 4 for k in naturals}
+            if len(suits) != 1:
+                raise bad
+            suit = suits.pop()
+        spare = len(cards) - len(naturals)
+        played = []
+        for r in sequence_ranks(category, rank):
+            mine = [k for k in naturals if k // 4 == r]
+            if len(mine) > copies:
+                raise bad
+            played += [_natural(k) for k in mine] + [_as_rank(wild, r, level, suit) for _ in range(copies - len(mine))]
+            spare -= copies - len(mine)
+        if spare != 0 or len(played) != len(cards):
+            raise bad
+        return Reading(move, level, tuple(played))
+    raise bad
+
+
+def classify(cards: "str | Iterable[int]", level: "Rank | str") -> list[Reading]:
+    """Every combination the cards make at ``level`` (all of them played at once), as :class:`Reading` values
+    in the engine's move order; empty when they make none.
+
+    ``cards``: a card string (``"5h 5d BJ"``, :func:`parse_cards`) or card kinds (0..53, each at most twice).
+    The same cards may make several moves (a wild as a straight's 5 or as a level single is a different move
+    of different cards; a same-suit run is a straight and a straight flush; a level trio with two wild cards is a
+    five-card bomb and a three-with-two)."""
+    level = parse_level(level)
+    kinds = parse_cards(cards) if isinstance(cards, str) else tuple(sorted(_check_kind(k) for k in cards))
+    counts = cards_to_counts(kinds)
+    if counts.max(initial=0) > 2:
+        raise ValueError(f"{cards_to_string(kinds)} holds a card more than twice; GuanDan has two decks")
+    if not kinds or len(kinds) > 10:  # the largest move is a ten-card bomb
+        return []
+    return [_reading(m, level) for m in legal_moves(counts, None, level) if m.cards == kinds]
+
+
+def _check_kind(kind) -> int:
+    if isinstance(kind, (bool, np.bool_)) or not isinstance(kind, (int, np.integer)) or not 0 <= kind < NUM_KINDS:
+        raise ValueError(f"a card kind is an int 0..53 (4 * rank + suit, 52 BJ, 53 RJ), got {kind!r}")
+    return int(kind)

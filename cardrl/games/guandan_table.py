@@ -48,7 +48,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from cardrl.games.guandan_moves import (DECK, LEVEL_POWER, NUM_KINDS, PASS, Category, Move, check_level,
+from cardrl.games.guandan_moves import (DECK, LEVEL_POWER, NUM_KINDS, PASS, Category, Move, Rank, check_level,
                                         legal_moves)
 
 __all__ = ["LevelMoveTable", "level_table", "NUM_SPECIAL", "MAX_TABLE_SIZE", "NUM_ACTIONS", "TRIBUTE_BASE",
@@ -345,9 +345,13 @@ class LegalValues(_SequenceABC):
         return f"LegalValues({list(self)!r})"
 
 
+def level_table(level: Rank | str) -> LevelMoveTable:
+    """The (immutable, cached) :class:`LevelMoveTable` of ``level`` (a ``Rank`` or ``"2"`` .. ``"A"``)."""
+    return _level_table(check_level(level))
+
+
 @lru_cache(maxsize=None)
-def level_table(level: int) -> LevelMoveTable:
-    """The (immutable, cached) :class:`LevelMoveTable` of ``level`` (0..12 for 2..A)."""
+def _level_table(level: Rank) -> LevelMoveTable:
     return LevelMoveTable(level)
 
 
@@ -672,7 +676,7 @@ def _cache_key() -> str:
     return f"v{SCAN_VERSION}-{digest.hexdigest()[:16]}"
 
 
-def cache_path(level: int):
+def cache_path(level: Rank | str):
     """The cache file of a level's table (``None`` when the cache is off)."""
     import os
     from pathlib import Path
@@ -681,7 +685,7 @@ def cache_path(level: int):
     if root.lower() == "off":
         return None
     base = Path(root) if root else Path.home() / ".cache" / "cardrl"
-    return base / f"guandan_level_table_{_cache_key()}_L{level}.npz"
+    return base / f"guandan_level_table_{_cache_key()}_L{int(check_level(level))}.npz"
 
 
 def _read_cache(level: int) -> dict[str, np.ndarray] | None:
@@ -711,7 +715,7 @@ def _write_cache(level: int, arrays: dict[str, np.ndarray]) -> None:
         with os.fdopen(fd, "wb") as f:
             np.savez(f, **arrays)
         os.replace(tmp, path)
-        for stale in path.parent.glob(f"guandan_level_table_*_L{level}.npz"):  # other versions of this level
+        for stale in path.parent.glob(f"guandan_level_table_*_L{int(level)}.npz"):  # other versions of this level
             if stale != path:
                 stale.unlink(missing_ok=True)
     except OSError:  # a read-only home: build every time

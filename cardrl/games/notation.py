@@ -382,15 +382,17 @@ class GuanDanNotation(GameNotation):
         move = game.move_of(int(action))
         if move.category in (Category.TRIBUTE, Category.RETURN):
             return f"{'tribute' if move.category == Category.TRIBUTE else 'return'} {self.card_name(move.cards[0])}"
-        return self._mark_wild(move_to_string(move), game.level)
+        return self._mark_wild(move_to_string(move, game.level), game.level)
 
     def _mark_wild(self, text: str, level: int) -> str:
-        """``"straight 2-6 [2h 3d 4d 5d 6d]"`` with the level's wild heart marked ``2h*``."""
-        head, sep, cards = text.partition(" [")
+        """``"straight 2-6 [2h 3d 4d 5d 6d]"`` with the level's wild heart marked ``2h*`` (in the cards; what a wild
+        stands for, ``"(2h as 7)"`` after them, stays as it is)."""
+        head, sep, rest = text.partition(" [")
         if not sep:
             return text
+        cards, _, tail = rest.partition("]")
         wild = self.card_name(4 * level + 2)
-        return head + sep + " ".join(c + "*" if c == wild else c for c in cards.rstrip("]").split()) + "]"
+        return head + sep + " ".join(c + "*" if c == wild else c for c in cards.split()) + "]" + tail
 
     def partner(self, seat: int) -> int | None:
         return (seat + 2) % 4
@@ -403,7 +405,7 @@ class GuanDanNotation(GameNotation):
 
         if game.last_move is None or game.phase != "play":
             return None
-        return self._mark_wild(move_to_string(game.last_move), game.level), int(game.last_mover)
+        return self._mark_wild(move_to_string(game.last_move, game.level), game.level), int(game.last_mover)
 
     def status_lines(self, game: Any, seat: int) -> list[str]:
         lvl = self.rank_chars

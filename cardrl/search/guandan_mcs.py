@@ -39,7 +39,7 @@ WILD_FIELD, BLACK_FIELD, RED_FIELD = 13, 14, 15
 _SEQUENCES = np.array([(5, 1, 10), (3, 2, 12), (2, 3, 13)], dtype=np.int64)
 
 
-def pack_counts(counts, level: int) -> np.ndarray:
+def pack_counts(counts, level) -> np.ndarray:
     """Pack (n, 54) (or (54,)) GuanDan card counts at ``level`` into int64 MCS keys (module docstring)."""
     level = check_level(level)
     arr = np.asarray(counts, dtype=np.int64)
@@ -206,12 +206,13 @@ class GuanDanMinCombinationSearch(MemoisedSearch):
 
 
     # ---- the uniform interface of the games' searches (pruning, mcs-greedy, min_combinations) -----------------
-    def k_of_hand(self, hand, level: int | None = None) -> int:
-        """K of a 54-count hand or a card string such as ``"3d 4d 5c 6s 2h"`` at ``level`` (0..12 for 2..A)."""
+    def k_of_hand(self, hand, level=None) -> int:
+        """K of a 54-count hand or a card string such as ``"3d 4d 5c 6s 2h"`` at ``level`` (a ``Rank`` or ``"2"`` ..
+        ``"A"``)."""
         from cardrl.games.guandan_moves import hand_from_string
 
         if level is None:
-            raise ValueError("GuanDan needs the level (0..12 for 2..A) to know the wild card")
+            raise ValueError("GuanDan needs the level (a rank: '2' .. 'A' or a Rank) to know the wild card")
         return self.k(hand_from_string(hand) if isinstance(hand, str) else np.asarray(hand), level)
 
     def k_after_state(self, state, move_ids) -> np.ndarray:
