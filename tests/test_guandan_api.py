@@ -236,3 +236,15 @@ def test_action_ids_are_unchanged():
     assert NUM_SPECIAL + int(two.ids_of([mv(C.PAIR, 3, "5d 5s")])[0]) == 211
     assert NUM_SPECIAL + int(two.ids_of([mv(C.STRAIGHT, 0, "Ad 2c 3h 4s 5s")])[0]) == 61_515
     assert NUM_SPECIAL + int(ten.ids_of([mv(C.STRAIGHT, 2, "3d 4c 6s 7d Th")])[0]) == 68_018
+
+
+def test_a_deal_file_written_with_a_rank_index_level_still_loads(tmp_path):
+    """Deal files store the full rule options; those written before levels took ranks hold the rank index."""
+    from cardrl.eval.deals import generate_deals, load_deals
+
+    deals = generate_deals("guandan", 3, seed=1)
+    assert deals.options["level"] == "2"
+    deals.options["level"] = 0  # as written before
+    path = deals.save(tmp_path / "old.npz")
+    loaded = load_deals(path, "guandan")
+    assert loaded.options["level"] == "2" and np.array_equal(loaded.hands, deals.hands)

@@ -106,7 +106,11 @@ def load_deals(path: str | Path, game: str | None = None) -> DealSet:
         raise ValueError(f"{path} is deal file version {int(fields['version'])}; this cardrl reads version "
                          f"{DEAL_VERSION}")
     seed = int(fields.get("seed", -1))
-    deals = DealSet(str(fields["game"]), json.loads(str(fields["options"])), fields["seeds"].astype(np.int64),
+    options = json.loads(str(fields["options"]))
+    if str(fields["game"]) == "guandan" and isinstance(options.get("level"), int):
+        # written before GuanDan levels took ranks: the level was stored as its rank index (0 for 2 .. 12 for A)
+        options["level"] = "23456789TJQKA"[options["level"]]
+    deals = DealSet(str(fields["game"]), options, fields["seeds"].astype(np.int64),
                     fields["hands"], None if seed < 0 else seed)
     if game is not None:
         deals.check(game, limit=8)
