@@ -2,7 +2,7 @@
 DanZero (Lu et al. 2023, Sec. I and V-B) and DanZero+ (Zhao et al. 2024, Sec. I and V-B) evaluate against. The
 papers describe those bots only in outline ("give priority to playing cards that are small or can not form
 special card types when leading"; "when a player plays cards passively ... using cards of the same card type is
-prior to playing bombs"; tribute returns that keep bombs and straight flushes, Sec. III-E of DanZero+); the
+prior to playing bombs"; tribute returns that keep bombs and straight flushes, Sec. IV-E of DanZero+); the
 planner and the rules below are our own.
 
 **Hand planner** (:func:`plan_hand`). A hand is split into *units*, each one legal combination:
@@ -25,7 +25,7 @@ per agent (:class:`PlanWeights`), which is one of the ways the two styles differ
 **Tribute and return** (engine option ``tribute_decisions=True``): tribute the card of the forced (highest)
 power whose loss leaves the cheapest plan; return the allowed card whose loss leaves the cheapest plan (ties:
 the lowest power, then the lowest kind), which keeps bombs and straight flushes and gives up lone low cards
-first, as DanZero+ Sec. III-E recommends.
+first, as DanZero+ Sec. IV-E recommends.
 
 Every decision is a deterministic function of the view and the legal moves (ties broken by the move's value),
 and each agent memoises plans (its own dict, cleared when large; no global state).
