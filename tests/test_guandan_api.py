@@ -54,6 +54,14 @@ def test_an_int_level_is_refused_as_ambiguous():
         wild_kind(2.0)
 
 
+def test_a_start_level_is_refused_for_a_whole_match():
+    """A match always starts at level 2; a level given with match=True was ignored without a word."""
+    with pytest.raises(ValueError, match="level='4' applies to a single deal \\(match=False\\)"):
+        GuanDanGame(match=True, level="4")
+    assert GuanDanGame(match=True, level="2").reset(1).level == Rank.TWO
+    assert GuanDanGame(match=False, level="4").reset(1).level == Rank.FOUR
+
+
 def test_rule_options_env_and_play_take_ranks():
     spec = get_game("guandan")
     assert spec.full_options()["level"] == "2"

@@ -192,6 +192,9 @@ class GuanDanGame(Engine):
             raise ValueError(f"max_deals must be a positive int or None, got {max_deals!r}")
         self.match = bool(match)
         self.start_level = parse_level(level)
+        if self.match and self.start_level != Rank.TWO:
+            raise ValueError(f"level='{self.start_level}' applies to a single deal (match=False): a match always "
+                             f"starts both teams at level 2 and promotes them by the deals' results")
         if a_level_attempts is not None and (not isinstance(a_level_attempts, int) or a_level_attempts < 1):
             raise ValueError(f"a_level_attempts must be a positive int or None, got {a_level_attempts!r}")
         if max_deals is not None and (not isinstance(max_deals, int) or max_deals < 1):
