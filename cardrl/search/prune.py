@@ -93,11 +93,9 @@ def prune_moves(state, legal_moves, *, slack: str | float = "paper", extra: floa
     return legal[after <= after.min() + threshold]
 
 
-class MCSPruner:
-    """ODMC's pruning as a reusable callable ``pruner(state, legal) -> kept`` with fixed slack settings.
-
-    Counts what it saw (``legal_seen``) and kept (``kept``), so a run can report its pruning ratio.
-    """
+class _CountingPruner:
+    """A pruner with fixed slack settings that counts what it saw (``legal_seen``) and kept (``kept``), so a run can
+    report its pruning ratio; subclasses say what they prune from (``_prune``)."""
 
     def __init__(self, slack: str | float = "paper", extra: float = 0.0):
         check_slack(slack, extra)
@@ -105,8 +103,11 @@ class MCSPruner:
         self.legal_seen = 0
         self.kept = 0
 
-    def __call__(self, state, legal_moves) -> np.ndarray:
-        kept = prune_moves(state, legal_moves, slack=self.slack, extra=self.extra)
+    def _prune(self, position, legal_moves) -> np.ndarray:
+        raise NotImplementedError
+
+    def __call__(self, position, legal_moves) -> np.ndarray:
+        kept = self._prune(position, legal_moves)
         self.legal_seen += len(legal_moves)
         self.kept += len(kept)
         return kept
@@ -114,6 +115,14 @@ class MCSPruner:
     @property
     def pruning_ratio(self) -> float:
         return 1.0 - self.kept / self.legal_seen if self.legal_seen else 0.0
+
+
+class MCSPruner(_CountingPruner):
+    """ODMC's pruning as a reusable callable ``pruner(state, legal) -> kept`` (the engine's state, as the actor
+    sees it in training) with fixed slack settings, counting what it saw and kept."""
+
+    def _prune(self, state, legal_moves) -> np.ndarray:
+        return prune_moves(state, legal_moves, slack=self.slack, extra=self.extra)
 
 
 def prune_view_moves(view, legal_moves, *, game: str, search, slack: str | float = "paper",
@@ -134,28 +143,18 @@ def prune_view_moves(view, legal_moves, *, game: str, search, slack: str | float
     return legal[after <= after.min() + threshold]
 
 
-class MCSViewPruner:
+class MCSViewPruner(_CountingPruner):
     """ODMC's pruning for an agent: ``pruner(view, legal) -> kept`` (:func:`prune_view_moves`) for a registered game
     and its rule options, with fixed slack settings; counts what it saw and kept as :class:`MCSPruner` does."""
 
     def __init__(self, game: str, options=None, slack: str | float = "paper", extra: float = 0.0):
-        check_slack(slack, extra)
+        super().__init__(slack, extra)
         spec = get_game(game)
         if spec.search is None:
             raise ValueError(f"ODMC pruning needs a game with Minimum Combination Search; {spec.name} has none")
         self.game = spec.name
         self.search = spec.make_search(spec.make_engine(**spec.full_options(options)))
-        self.slack, self.extra = slack, float(extra)
-        self.legal_seen = 0
-        self.kept = 0
 
-    def __call__(self, view, legal_moves) -> np.ndarray:
-        kept = prune_view_moves(view, legal_moves, game=self.game, search=self.search, slack=self.slack,
+    def _prune(self, view, legal_moves) -> np.ndarray:
+        return prune_view_moves(view, legal_moves, game=self.game, search=self.search, slack=self.slack,
                                 extra=self.extra)
-        self.legal_seen += len(legal_moves)
-        self.kept += len(kept)
-        return kept
-
-    @property
-    def pruning_ratio(self) -> float:
-        return 1.0 - self.kept / self.legal_seen if self.legal_seen else 0.0
