@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from cardrl.eval.protocols import protocol_for
+from cardrl.games.registry import game_names, get_game
 
 __all__ = ["DealSet", "generate_deals", "load_deals", "DEAL_FORMAT", "DEAL_VERSION"]
 
@@ -107,9 +108,8 @@ def load_deals(path: str | Path, game: str | None = None) -> DealSet:
                          f"{DEAL_VERSION}")
     seed = int(fields.get("seed", -1))
     options = json.loads(str(fields["options"]))
-    if str(fields["game"]) == "guandan" and isinstance(options.get("level"), int):
-        # written before GuanDan levels took ranks: the level was stored as its rank index (0 for 2 .. 12 for A)
-        options["level"] = "23456789TJQKA"[options["level"]]
+    if str(fields["game"]) in game_names():
+        options = get_game(str(fields["game"])).stored_options(options)  # as an older cardrl may have written them
     deals = DealSet(str(fields["game"]), options, fields["seeds"].astype(np.int64),
                     fields["hands"], None if seed < 0 else seed)
     if game is not None:

@@ -64,7 +64,7 @@ REWARDS = ("danzero",)
 _PROMOTION = {2: 3, 3: 2, 4: 1}  # partner's place -> levels gained (and the deal reward)
 _DECK = np.repeat(np.arange(NUM_KINDS), 2)
 
-__all__ = ["GuanDanGame", "Rank", "parse_level", "normalise_options", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
+__all__ = ["GuanDanGame", "Rank", "parse_level", "normalise_options", "upgrade_stored_options", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
            "default_tribute", "default_return", "tribute_candidates", "return_candidates", "team_of",
            "partner_of"]
 
@@ -81,6 +81,15 @@ def normalise_options(options: dict) -> dict:
     """GuanDan's rule options checked, the level as its rank name (``"2"`` .. ``"A"``: what deal files and
     configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan_moves.parse_level`)."""
     return {**options, "level": str(parse_level(options["level"]))}
+
+
+def upgrade_stored_options(options: dict) -> dict:
+    """Rule options as an older cardrl stored them (deal files) in today's form: before levels took ranks, the level
+    was stored as its rank index (0 for 2 .. 12 for A)."""
+    level = options.get("level")
+    if isinstance(level, int) and not isinstance(level, bool) and 0 <= level < len(RANKS):
+        return {**options, "level": str(RANKS[level])}
+    return dict(options)
 
 
 def _card_power(kind: int, level: int) -> int:

@@ -93,6 +93,8 @@ class GameSpec:
         rule_options: every rule option of the engine with its default (docs/rules.md).
         normalise_options: optional ``f(options) -> options`` that checks a full option dict and returns its
             canonical form (e.g. JSON-read values back to their types); raise ValueError naming what is allowed.
+        upgrade_stored_options: optional ``f(options) -> options`` reading rule options as an older cardrl stored
+            them (deal files) in today's form.
         features: feature encoder name -> class (constructed without arguments); the first is the default.
         protocol: the :class:`EvalProtocol`.
         module_mapping: ``"per_agent"`` (one Q-network per agent name, DouZero) or ``"shared"`` (one for all).
@@ -122,6 +124,7 @@ class GameSpec:
     features: Mapping[str, Ref]
     protocol: EvalProtocol
     normalise_options: Ref | None = None
+    upgrade_stored_options: Ref | None = None
     module_mapping: str = "shared"
     module_mapping_by_features: Mapping[str, str] = field(default_factory=dict)
     target_scale: Mapping[str, float] = field(default_factory=dict)
@@ -202,6 +205,12 @@ class GameSpec:
         if self.normalise_options is not None:
             full = dict(resolve(self.normalise_options)(full))
         return full
+
+    def stored_options(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Rule options read from a file an older cardrl may have written, in today's form (not yet checked)."""
+        if self.upgrade_stored_options is None:
+            return dict(options)
+        return dict(resolve(self.upgrade_stored_options)(dict(options)))
 
     # ---- builders -----------------------------------------------------------------------------------
     def make_engine(self, **options: Any):
@@ -316,6 +325,7 @@ register_game(GameSpec(
     rule_options={"match": True, "level": "2", "a_level_attempts": 3, "return_level_card": False,
                   "match_bonus": False, "tribute_decisions": False, "max_deals": None},
     normalise_options="cardrl.games.guandan:normalise_options",
+    upgrade_stored_options="cardrl.games.guandan:upgrade_stored_options",
     features={"danzero": "cardrl.features.danzero:DanZeroFeatures",
               "danzero_keyed": "cardrl.features.danzero:DanZeroKeyedFeatures"},
     protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"),
