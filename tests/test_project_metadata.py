@@ -39,46 +39,32 @@ def _imported_top_level_modules(folder: Path) -> set[str]:
     return names
 
 
-def _installed_closure(root: str, extras: set[str]) -> set[str]:
-    """The normalised names of ``root[extras]`` and of every distribution it requires, transitively, as installed."""
-    from importlib import metadata
-
+def _declared_distributions() -> set[str]:
+    """The normalised names of every distribution pyproject.toml names: the dependencies and every extra's."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name
 
-    seen: set[str] = set()
-    todo = [(root, frozenset(extras))]
-    while todo:
-        name, wanted = todo.pop()
-        key = canonicalize_name(name)
-        if key in seen and not wanted:
-            continue
-        seen.add(key)
-        try:
-            requires = metadata.requires(name) or []
-        except metadata.PackageNotFoundError:
-            continue
-        for text in requires:
-            req = Requirement(text)
-            envs = [{"extra": e} for e in wanted] or [{"extra": ""}]
-            if req.marker is None or any(req.marker.evaluate(env) for env in envs):
-                todo.append((req.name, frozenset(req.extras)))
-    return seen
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    texts = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values() for r in extra)]
+    return {canonicalize_name(Requirement(text).name) for text in texts if not text.startswith("cardrl")}
 
 
-def test_every_third_party_module_the_tests_import_is_declared():
-    """The README's test command installs ``.[test]`` and nothing else: a test that imports a package no declared
-    requirement brings in passes only on a machine where someone installed it by hand (pexpect once did)."""
+def test_every_third_party_module_imported_is_declared():
+    """A fresh install gets only what pyproject.toml names: a module the package, its tests or its experiments import
+    must come from a distribution named there, not from one that happens to arrive with another (packaging with ray)
+    or that someone installed by hand (pexpect once was)."""
     import sys
     from importlib import metadata
 
     from packaging.utils import canonicalize_name
 
     local = {"cardrl", "helpers", "conftest"} | {p.stem for p in (ROOT / "tests").glob("*.py")}
-    third_party = sorted(_imported_top_level_modules(ROOT / "tests") - set(sys.stdlib_module_names) - local)
-    declared = _installed_closure("cardrl", {"test"})
+    imported = set().union(*(_imported_top_level_modules(ROOT / folder)
+                             for folder in ("cardrl", "envs", "algorithms", "tests", "experiments")))
+    third_party = sorted(imported - set(sys.stdlib_module_names) - local)
+    declared = _declared_distributions()
     providers = metadata.packages_distributions()
     undeclared = {module: providers.get(module, ["(not installed)"]) for module in third_party
                   if not any(canonicalize_name(d) in declared for d in providers.get(module, []))}
-    assert not undeclared, (f"tests import modules that cardrl[test] does not require (add their distributions to "
-                            f"the test extra in pyproject.toml): {undeclared}")
+    assert not undeclared, (f"modules imported but not named in pyproject.toml (add their distributions to the "
+                            f"dependencies or the right extra): {undeclared}")
