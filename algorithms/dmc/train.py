@@ -428,18 +428,19 @@ EVAL_VARIANTS = ("eval_oracle", "eval_unpruned")
 
 
 def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, pruned: bool | None = None,
-              count_outside: bool = False) -> dict[str, dict]:
+              count_outside: bool = False, play=None, score=None) -> dict[str, dict]:
     """The current greedy networks against each baseline on the same seeded deals, sides swapped (GuanDan: single
     deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job). They play as trained
     (:meth:`DMC.play_options`): with the run's pruning unless ``pruned=False``, fed a zero oracle block (deployable)
     unless ``trained_block`` (lambda x the true hands); ``count_outside`` adds ``outside_kept`` (how often the
-    greedy move lies outside the kept set of the run's pruning)."""
+    greedy move lies outside the kept set of the run's pruning). ``play`` and ``score``, when given, are
+    ``algo.play_options()`` and ``algo.scorer()`` already taken (one copy of the networks per evaluation round)."""
     from cardrl.eval.lockstep import evaluate_scorer
 
-    play = algo.play_options()
+    play = play or algo.play_options()
     if trained_block:
         play.check_trained_block("the trained-block evaluation")
-    score = algo.scorer()
+    score = score or algo.scorer()
     env_config = dict(algo.config.env_config or {})
     options = {k: v for k, v in env_config.items() if k in algo.config.game_spec.rule_options}
     prune = play.pruned if pruned is None else pruned
@@ -455,16 +456,17 @@ def evaluations(algo, baselines: dict, args) -> dict:
     """The progress record's evaluation fields: ``eval`` (the headline: as the agent plays deployed, with its
     pruning and a zero oracle block) and ``eval_label`` (what it fed); ``eval_oracle`` with the trained oracle block
     where lambda > 0 now; ``eval_unpruned`` (with ``--eval-unpruned``) without the pruning, with ``outside_kept``."""
-    play = algo.play_options()
-    out: dict = {"eval": _evaluate(algo, baselines, args)}
+    play, score = algo.play_options(), algo.scorer()
+    out: dict = {"eval": _evaluate(algo, baselines, args, play=play, score=score)}
     if play.oracle is not None or play.pruned:
         out["eval_label"] = play.label()
     if play.has_trained_block:
         out["eval_oracle"] = {"label": play.label(trained_block=True), "oracle_lambda": play.trained_lambda,
                               "oracle_mode": play.oracle_mode,
-                              "results": _evaluate(algo, baselines, args, trained_block=True)}
+                              "results": _evaluate(algo, baselines, args, trained_block=True, play=play,
+                                                   score=score)}
     if getattr(args, "eval_unpruned", False) and play.pruned:
-        results = _evaluate(algo, baselines, args, pruned=False, count_outside=True)
+        results = _evaluate(algo, baselines, args, pruned=False, count_outside=True, play=play, score=score)
         counts = [ev.pop("outside_kept") for ev in results.values()]
         decisions, outside = sum(c["decisions"] for c in counts), sum(c["outside"] for c in counts)
         out["eval_unpruned"] = {"label": play.label(pruned=False), "results": results,
