@@ -179,19 +179,16 @@ class DMCTorchLearner(TorchLearner):
 
 def clip_grad_groups(grads: dict, groups: list[list], max_norm: float) -> list[torch.Tensor]:
     """Clip each group of gradients to global norm ``max_norm`` on its own, in place in ``grads`` (parameter ref ->
-    gradient; ``None`` gradients are skipped): ``g <- g * min(1, max_norm / (||group|| + 1e-6))``, the coefficient
-    of ``torch.nn.utils.clip_grad_norm_`` and of RLlib's clipping. Returns each group's norm before clipping."""
+    gradient; ``None`` gradients are skipped), with RLlib's own global-norm clipping per group
+    (``g <- g * min(1, max_norm / (||group|| + 1e-6))``, as ``torch.nn.utils.clip_grad_norm_``). Returns each group's
+    norm before clipping."""
+    from ray.rllib.utils.torch_utils import clip_gradients
+
     if not max_norm > 0:
         raise ValueError(f"max_norm={max_norm!r} must be > 0")
     norms = []
     for group in groups:
-        present = [k for k in group if grads.get(k) is not None]
-        if not present:
-            norms.append(torch.tensor(0.0))
-            continue
-        norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(grads[k]) for k in present]))
-        coeff = torch.clamp(max_norm / (norm + 1e-6), max=1.0)
-        for k in present:
-            grads[k] = grads[k] * coeff
-        norms.append(norm)
+        present = {k: grads[k] for k in group if grads.get(k) is not None}
+        norms.append(clip_gradients(present, grad_clip=max_norm, grad_clip_by="global_norm") if present
+                     else torch.tensor(0.0))
     return norms
