@@ -46,8 +46,8 @@ from ray.rllib.utils.metrics import (
 
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.coach import COACH
-from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, OPTIMIZERS, Q_MODELS, DMCSettings, field_default
-from cardrl.algorithms.dmc.settings import COACH_INPUTS, OM_GRAD_CLIPS
+from cardrl.algorithms.dmc.settings import (COACH_INPUTS, OM_GRAD_CLIPS, OPPONENT_MODELS, OPTIMIZERS, Q_MODELS,
+                                            DMCSettings, field_default)
 from cardrl.envs import make_env
 from cardrl.games.registry import GameSpec, game_names, get_game
 
@@ -254,10 +254,14 @@ class DMCConfig(AlgorithmConfig):
             if self.coach_input not in COACH_INPUTS:
                 errors.append(f"coach_input={self.coach_input!r} is unknown; allowed: "
                               f"{', '.join(map(repr, COACH_INPUTS))}")
-        elif self.coach_beta is not None or (self.coach_step_frames, self.coach_lr, self.coach_batch,
-                                             self.coach_input) != (3200, 1e-4, 128, "ranks"):
+        elif self._any_set("coach_beta", "coach_step_frames", "coach_lr", "coach_batch", "coach_input"):
             errors.append("coach_beta/coach_step_frames/coach_lr/coach_batch/coach_input are set but coach is False")
         return errors
+
+    def _any_set(self, *names: str) -> bool:
+        """Whether any of these DMCSettings options differs from its default (set by the user)."""
+        defaults = {f.name: field_default(f) for f in fields(DMCSettings) if f.name in names}
+        return any(getattr(self, name) != defaults[name] for name in names)
 
     def _problems_of_module_mapping(self, spec) -> list[str]:
         """What is wrong with ``module_mapping``: an unknown value, one given beside a policy_mapping_fn of the
@@ -378,8 +382,7 @@ class DMCConfig(AlgorithmConfig):
             if self.om_grad_clip not in OM_GRAD_CLIPS:
                 errors.append(f"om_grad_clip={self.om_grad_clip!r} is unknown; allowed: "
                               f"{', '.join(map(repr, OM_GRAD_CLIPS))}")
-        elif (self.om_loss_weight, self.om_card_weight, self.om_k_weight, self.om_grad_clip) != (1.0, 1.0, 1.0,
-                                                                                                 "separate"):
+        elif self._any_set("om_loss_weight", "om_card_weight", "om_k_weight", "om_grad_clip"):
             errors.append("om_loss_weight/om_card_weight/om_k_weight/om_grad_clip are set but opponent_model is None: "
                           "set opponent_model='luo_tan' or 'douzero_plus'")
         if not 0.0 <= self.epsilon <= 1.0:
