@@ -69,7 +69,8 @@ SCHEDULERS = ("asha", "fifo")
 PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 _SPACE_KEYS = ("description", "fixed", "sweep", "num_samples")
 # run options that a sweep takes from its command line (every trial alike), not from the space file
-_RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every", "eval_unpruned")
+_RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every", "eval_every_frames",
+             "eval_unpruned")
 # what --resume does not compare with the sweep's start: how this invocation runs, not what the sweep is (the space is
 # compared by content, and keys the run adds to args)
 _NOT_COMPARED = ("command", "resume", "verbose", "argv", "space", "out", "fixed", "cwd")
@@ -394,6 +395,8 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
         with start_ckpt.as_directory() as path:
             algo.restore_from_path(path)  # DMC's counters (frames, deals) and run_info (time_s) come back with it
         trained_s = float(algo.run_info.get("time_s") or 0.0)
+    from cardrl.eval.lockstep import SCORE_FIELDS
+
     baselines = evaluation_baselines(config, [targs.metric_against], targs)
     done_at = stop_rule(targs)
     # where the trial runs: its own node and each env runner's (a cluster's placement, docs/tune.md); one string, as
@@ -421,7 +424,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
                     if targs.metric_oracle_block == "trained":
                         ev, label = trained, evs["eval_oracle"]["label"]
                 metrics = {"adp": ev["adp"], "adp_low": ev["adp_low"], "adp_high": ev["adp_high"],
-                           "sides": {k: v for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high")},
+                           "sides": {k: v for k, v in ev.items() if k not in SCORE_FIELDS},
                            **extra, **({"metric_label": label} if label else {}),
                            "frames_trained": frames, "deals": int(result.get("deals", 0)),
                            "time_s": round(now - start, 1), "final": bool(done), **where}

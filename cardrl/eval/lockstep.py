@@ -30,7 +30,10 @@ from cardrl.agents.q_agent import greedy_index
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.stats import mean_interval
 
-__all__ = ["evaluate_scorer", "Scorer"]
+__all__ = ["evaluate_scorer", "Scorer", "SCORE_FIELDS"]
+
+# the fields of an evaluate_scorer result that are not a side's mean score
+SCORE_FIELDS = ("adp", "adp_low", "adp_high", "deals", "adp_sd", "per_deal", "outside_kept", "passes")
 
 # score(agent name, obs (U, D), [actions (n_u, A) per position][, blocks {name: (U, size)}]) -> [Q (n_u,) per
 # position]; blocks are passed only when evaluate_scorer is given input_blocks
@@ -42,17 +45,20 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
                     seed: int = 0, options: Mapping[str, Any] | None = None, features: str | None = None,
                     batch: int = 64, per_deal: bool = False, move_filter: MoveFilter | None = None,
                     input_blocks: Callable[[Any, int], Mapping[str, np.ndarray]] | None = None,
-                    count_outside: MoveFilter | None = None) -> dict[str, Any]:
+                    count_outside: MoveFilter | None = None, count_passes: bool = False) -> dict[str, Any]:
     """Greedy play by ``score`` against ``baseline`` on the same seeded deals, every arrangement (module docstring).
 
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
     tournament plays single deals), ``features`` the encoder the scorer reads (default: the game's). A game's
     score is the sum of the protocol's scored seats' payoffs (DouDiZhu: team points, the unit of DouZero's
     ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the protocol's ``sides``), their mean
-    ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals (``per_deal=True`` adds the per-deal samples
+    ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals, with ``deals`` and ``adp_sd`` (the
+    standard deviation of the per-deal scores, to pool several runs' intervals) (``per_deal=True`` adds the per-deal samples
     as ``per_deal``, e.g. to pool several runs). ``move_filter``, ``input_blocks``, ``count_outside``: module
     docstring; with ``count_outside`` the result adds ``outside_kept``: ``{"decisions": greedy choices among more than
-    one move, "outside": those outside the filter's kept set}``.
+    one move, "outside": those outside the filter's kept set}``. ``count_passes`` adds ``passes``: per side,
+    ``{"decisions": greedy choices where passing was legal among other moves, "passed": those that passed}`` (a
+    pass is a move of no cards).
     """
     protocol = protocol_for(game)
     spec = protocol.spec
@@ -69,6 +75,7 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     running: dict[int, tuple[int, int]] = {}
     next_job = 0
     outside = [0, 0]  # greedy decisions, those outside count_outside's kept set
+    passes = np.zeros((len(arrangements), 2), dtype=np.int64)  # per arrangement: pass-legal decisions, passes
 
     def start(i: int) -> None:
         nonlocal next_job
@@ -110,6 +117,10 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
                 if count_outside is not None:
                     outside[0] += 1
                     outside[1] += move not in count_outside(engines[i], legal)
+                if count_passes:
+                    empty = engines[i].move_cards(legal).sum(axis=1) == 0
+                    if empty.any():
+                        passes[running[i][1]] += (1, int(empty[list(legal).index(move)]))
                 engines[i].step(move)
         for i, (d, k) in list(running.items()):
             if engines[i].is_over:
@@ -120,9 +131,13 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     pair = scores.mean(axis=1)
     low, high = mean_interval(pair)
     out = {side: float(scores[:, k].mean()) for k, side in enumerate(spec.protocol.sides)}
-    out = {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high}
+    out = {**out, "adp": float(pair.mean()), "adp_low": low, "adp_high": high, "deals": int(deals),
+           "adp_sd": float(pair.std(ddof=1)) if deals > 1 else 0.0}
     if per_deal:
         out["per_deal"] = pair.tolist()
     if count_outside is not None:
         out["outside_kept"] = {"decisions": outside[0], "outside": outside[1]}
+    if count_passes:
+        out["passes"] = {side: {"decisions": int(passes[k, 0]), "passed": int(passes[k, 1])}
+                         for k, side in enumerate(spec.protocol.sides)}
     return out

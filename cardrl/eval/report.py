@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from cardrl.eval.lockstep import SCORE_FIELDS
 from cardrl.eval.plot import (format_count, loss_fields, loss_name, plays_matches, read_config, read_progress,
                               render_png)
 
@@ -72,7 +73,7 @@ def _latest_evaluation(records: list[dict], config: dict) -> str:
                'stopped before its final evaluation.</p>'
     last = evals[-1]
     name = "points per deal" if plays_matches(config) else "ADP"
-    labels = [k for ev in last["eval"].values() for k in ev if k not in ("adp", "adp_low", "adp_high", "per_deal")]
+    labels = [k for ev in last["eval"].values() for k in ev if k not in SCORE_FIELDS]
     labels = list(dict.fromkeys(labels))
     rows = []
     played = [("", last["eval"])] + [(f" ({(last[v].get('label') or v)})", last[v]["results"])
