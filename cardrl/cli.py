@@ -146,6 +146,9 @@ def main(argv: list[str] | None = None) -> int:
             if args.algo != "dmc" and getattr(args, "resume", False):
                 raise ValueError(f"--resume applies to --algo dmc only; --algo {args.algo} starts from a checkpoint "
                                  f"with --restore PATH")
+            if args.algo != "dmc" and getattr(args, "eval_every_frames", 0):
+                raise ValueError(f"--eval-every-frames applies to --algo dmc only; --algo {args.algo} evaluates by "
+                                 f"the clock, --eval-every")
             if args.algo != "dmc" and getattr(args, "eval_unpruned", False):
                 raise ValueError(f"--eval-unpruned applies to --algo dmc with --prune mcs only (ODMC); --algo "
                                  f"{args.algo} does not prune")

@@ -239,6 +239,7 @@ def run_training(args) -> int:
 
     from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
     from cardrl.algorithms.run_files import log_scalars, run_dir, tensorboard, write_config
+    from cardrl.eval.lockstep import SCORE_FIELDS
 
     if getattr(args, "eval_unpruned", False) and getattr(args, "prune", None) != "mcs":
         raise ValueError("--eval-unpruned evaluates an ODMC agent without its pruning: give --prune mcs too")
@@ -282,6 +283,9 @@ def run_training(args) -> int:
     by_match = config.game_spec.protocol.unit == "match"
     score_name = _score_name(config.game_spec)
     reached: dict[str, dict] = dict(resumed.get("reached") or {})  # baseline -> when its ADP interval first lay > 0
+    eval_seconds = float(resumed.get("eval_time_s") or 0.0)  # of time_s, the seconds spent evaluating
+    every_frames = int(getattr(args, "eval_every_frames", 0) or 0)
+    next_eval_frames = (algo._frames_trained // every_frames + 1) * every_frames if every_frames else None
     last_eval = last_ckpt = time.time()
     start = last_eval - float(resumed.get("time_s") or 0.0)  # a resumed run's clock goes on
     progress = (out / "progress.jsonl").open("a")
@@ -322,6 +326,11 @@ def run_training(args) -> int:
                 record["pruning_ratio"] = float(result["pruning_ratio"])
                 line += f" | pruned {100 * record['pruning_ratio']:.1f}%"
             record.update({k: float(result[k]) for k in SCHEDULE_METRICS if result.get(k) is not None})
+            baselines_now = {k[len("target_baseline_"):]: round(float(v), 4) for k, v in result.items()
+                             if k.startswith("target_baseline_")}
+            if baselines_now:
+                record["target_baselines"] = baselines_now
+                line += " | baselines " + " ".join(f"{a} {v:+.2f}" for a, v in baselines_now.items())
             if record.get("oracle_lambda") is not None:
                 line += f" | oracle lambda {record['oracle_lambda']:.3f}"
             if record.get("coach_rejection_rate") is not None:
@@ -330,11 +339,22 @@ def run_training(args) -> int:
             if record.get("env_runner_restarts"):
                 line += (f" | runner restarts {record['env_runner_restarts']} (lost "
                          f"{record.get('env_runner_samples_lost', 0)} sample request(s))")
-            if args.eval_every and now - last_eval >= args.eval_every:
+            by_clock = bool(args.eval_every) and now - last_eval >= args.eval_every
+            by_frames = next_eval_frames is not None and frames >= next_eval_frames
+            if by_clock or by_frames:
+                if by_frames:  # the milestone this evaluation stands for (frames_trained is where it fell)
+                    record["eval_frames"] = frames // every_frames * every_frames
+                    next_eval_frames = record["eval_frames"] + every_frames
+                began = time.time()
                 record.update(evaluations(algo, baselines, args))
+                eval_seconds += time.time() - began
                 for spec, ev in record["eval"].items():
                     line += (f" | {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, "
                              f"{ev['adp_high']:+.2f}]")
+                    if spec == next(iter(record["eval"])) and ev.get("passes"):  # how often it passes, once
+                        line += " (passes " + ", ".join(
+                            f"{side} {100 * p['passed'] / p['decisions']:.0f}%"
+                            for side, p in ev["passes"].items() if p["decisions"]) + ")"
                     if spec not in reached and ev["adp_low"] > 0:
                         reached[spec] = {"time_s": record["time_s"], "frames_trained": frames}
                         line += (f" ({score_name} > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, "
@@ -342,13 +362,14 @@ def run_training(args) -> int:
                 line += _variant_text(record, score_name)
                 record["reached_adp_above_0"] = dict(reached)
                 last_eval = time.time()
+            record["eval_time_s"] = round(eval_seconds, 1)
             print(line, flush=True)
             log_scalars(writer, record, frames, args.algo)
             progress.write(json.dumps(record) + "\n")
             progress.flush()
             done = done_at(now - start, frames)
             if done or now - last_ckpt >= args.checkpoint_every:
-                algo.run_info = {"time_s": record["time_s"], "reached": dict(reached)}
+                algo.run_info = {"time_s": record["time_s"], "reached": dict(reached), "eval_time_s": eval_seconds}
                 path = save_checkpoint(algo, out)
                 last_ckpt = time.time()
                 print(f"checkpoint written: {path}", flush=True)
@@ -356,13 +377,20 @@ def run_training(args) -> int:
                 break
         # the final evaluation: printed, and recorded (the last record's fields, its time, the evaluation) so that
         # a short run's curves have a point
-        final = {**{k: v for k, v in record.items() if k not in EVAL_VARIANTS},
-                 "time_s": round(time.time() - start, 1), **evaluations(algo, baselines, args), "final": True}
+        began = time.time()
+        if "eval" in record:  # the last iteration evaluated these very weights: not again
+            final = {**record, "final": True}
+        else:
+            final = {**{k: v for k, v in record.items() if k not in EVAL_VARIANTS},
+                     **evaluations(algo, baselines, args), "final": True}
+        eval_seconds += time.time() - began
+        final.update({"time_s": round(time.time() - start, 1), "eval_time_s": round(eval_seconds, 1)})
         for spec, ev in final["eval"].items():
             if spec not in reached and ev["adp_low"] > 0:
                 reached[spec] = {"time_s": final["time_s"], "frames_trained": frames}
-            parts = ", ".join(f"as {k} {v:+.3f}" for k, v in ev.items() if k not in ("adp", "adp_low", "adp_high"))
-            arrangements = "2 (teams swapped)" if by_match else f"{len(ev) - 3} arrangements"
+            sides = {k: v for k, v in ev.items() if k not in SCORE_FIELDS}
+            parts = ", ".join(f"as {k} {v:+.3f}" for k, v in sides.items())
+            arrangements = "2 (teams swapped)" if by_match else f"{len(sides)} arrangements"
             print(f"final {'points per deal' if by_match else 'ADP'} vs {spec} over {args.eval_deals} deals x "
                   f"{arrangements}: {ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}"
                   + (f" ({final['eval_label']})" if final.get("eval_label") else ""), flush=True)
@@ -428,12 +456,13 @@ EVAL_VARIANTS = ("eval_oracle", "eval_unpruned")
 
 
 def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, pruned: bool | None = None,
-              count_outside: bool = False, play=None, score=None) -> dict[str, dict]:
+              count_outside: bool = False, play=None, score=None, count_passes: bool = False) -> dict[str, dict]:
     """The current greedy networks against each baseline on the same seeded deals, sides swapped (GuanDan: single
     deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job). They play as trained
     (:meth:`DMC.play_options`): with the run's pruning unless ``pruned=False``, fed a zero oracle block (deployable)
     unless ``trained_block`` (lambda x the true hands); ``count_outside`` adds ``outside_kept`` (how often the
-    greedy move lies outside the kept set of the run's pruning). ``play`` and ``score``, when given, are
+    greedy move lies outside the kept set of the run's pruning); ``count_passes`` adds ``passes`` (per side, how
+    often the greedy networks passed where passing was legal). ``play`` and ``score``, when given, are
     ``algo.play_options()`` and ``algo.scorer()`` already taken (one copy of the networks per evaluation round)."""
     from cardrl.eval.lockstep import evaluate_scorer
 
@@ -448,7 +477,8 @@ def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, prune
                                   features=env_config.get("features"),
                                   move_filter=play.engine_pruner() if prune else None,
                                   input_blocks=play.engine_blocks() if trained_block else None,
-                                  count_outside=play.engine_pruner() if count_outside else None)
+                                  count_outside=play.engine_pruner() if count_outside else None,
+                                  count_passes=count_passes)
             for spec, make in baselines.items()}
 
 
@@ -457,7 +487,7 @@ def evaluations(algo, baselines: dict, args) -> dict:
     pruning and a zero oracle block) and ``eval_label`` (what it fed); ``eval_oracle`` with the trained oracle block
     where lambda > 0 now; ``eval_unpruned`` (with ``--eval-unpruned``) without the pruning, with ``outside_kept``."""
     play, score = algo.play_options(), algo.scorer()
-    out: dict = {"eval": _evaluate(algo, baselines, args, play=play, score=score)}
+    out: dict = {"eval": _evaluate(algo, baselines, args, play=play, score=score, count_passes=True)}
     if play.oracle is not None or play.pruned:
         out["eval_label"] = play.label()
     if play.has_trained_block:
