@@ -90,3 +90,33 @@ def test_dmc_learner_uses_tf1_rmsprop_when_asked(ray_local):
         algo.stop()
     plain = DMCConfig().game("guandan")
     assert plain.optimizer == "rmsprop"  # DouZero's torch RMSprop stays the default
+
+
+def test_corrected_rmsprop_divides_the_mean_square_by_one_minus_alpha_to_the_t():
+    """optimizer="rmsprop_corrected": v_t = a v + (1 - a) g^2, step = lr g / (sqrt(v_t / (1 - a^t)) + eps), by hand
+    over four steps; its first step is lr-sized where torch's RMSprop's is about 1 / sqrt(1 - a) = 10 times it."""
+    from types import SimpleNamespace
+
+    from cardrl.algorithms.dmc.dmc_learner import make_rmsprop
+
+    w = torch.nn.Parameter(torch.tensor([0.5, -1.0]))
+    opt = make_rmsprop([w], SimpleNamespace(optimizer="rmsprop_corrected", rmsprop_alpha=0.99, rmsprop_eps=1e-5))
+    for group in opt.param_groups:
+        group["lr"] = 1e-2
+    expected, v = w.detach().clone(), torch.zeros(2)
+    for t in range(1, 5):
+        grad = torch.tensor([0.1 * t, -0.3])
+        w.grad = grad.clone()
+        opt.step()
+        v = 0.99 * v + 0.01 * grad ** 2
+        expected = expected - 1e-2 * grad / ((v / (1 - 0.99 ** t)).sqrt() + 1e-5)
+        assert torch.allclose(w.detach(), expected, atol=1e-7)
+    torch_w = torch.nn.Parameter(torch.tensor([0.0]))
+    torch_opt = torch.optim.RMSprop([torch_w], lr=1e-2, alpha=0.99, eps=1e-5)
+    torch_w.grad = torch.tensor([1e-3])
+    torch_opt.step()
+    assert abs(float(torch_w)) == pytest.approx(1e-2 * 1e-3 / (math.sqrt(0.01 * 1e-6) + 1e-5), rel=1e-4)  # 9.1 lr
+    with pytest.raises(ValueError, match="no momentum"):
+        make_rmsprop([w], SimpleNamespace(optimizer="rmsprop_corrected", rmsprop_alpha=0.99, rmsprop_eps=1e-5,
+                                          rmsprop_momentum=0.9))
+    DMCConfig().game("doudizhu").training(optimizer="rmsprop_corrected").validate()

@@ -45,6 +45,7 @@ from ray.rllib.utils.metrics import (
 )
 
 from cardrl.algorithms.dmc.buffers import FrameBuffer
+from cardrl.algorithms.dmc.centering import TARGET_BASELINES
 from cardrl.algorithms.dmc.coach import COACH
 from cardrl.algorithms.dmc.settings import (COACH_INPUTS, OM_GRAD_CLIPS, OPPONENT_MODELS, OPTIMIZERS, Q_MODELS,
                                             DMCSettings, field_default)
@@ -60,7 +61,7 @@ _DMC_TRAINING_OPTIONS = ("epsilon", "q_model", "frames_per_update", "optimizer",
                          "om_card_weight", "om_k_weight", "q_clip", "admc_gamma", "admc_q_floor", "oracle",
                          "oracle_mode", "coach", "coach_beta", "coach_step_frames", "coach_lr", "coach_batch",
                          "gpu_inference", "actor_precision", "driver_sample_frames", "module_mapping", "om_grad_clip",
-                         "coach_input")
+                         "coach_input", "target_baseline", "target_baseline_rate")
 
 
 def one_module_per_seat(agent_id, episode=None, *args, **kwargs) -> str:
@@ -229,6 +230,20 @@ class DMCConfig(AlgorithmConfig):
                 and self.admc_gamma >= 1:
             errors.append(f"admc_gamma={self.admc_gamma!r} must be < 1: the clip keeps Q/Q_old in [1 - gamma, "
                           f"1 + gamma], which must not reach 0")
+        if self.target_baseline not in (None, *TARGET_BASELINES):
+            errors.append(f"target_baseline={self.target_baseline!r} is unknown; allowed: None, "
+                          + ", ".join(repr(b) for b in TARGET_BASELINES))
+        elif self.target_baseline is not None and self.q_clip is not None:
+            errors.append(f"target_baseline={self.target_baseline!r} centres the targets, but q_clip="
+                          f"{self.q_clip!r} clips Q to the game's reward range, which centred targets leave: use one "
+                          f"of them")
+        if self.target_baseline is None and self.target_baseline_rate != field_default(
+                next(f for f in fields(DMCSettings) if f.name == "target_baseline_rate")):
+            errors.append("target_baseline_rate is set but target_baseline is not")
+        elif not (isinstance(self.target_baseline_rate, (int, float)) and not isinstance(self.target_baseline_rate,
+                                                                                            bool)
+                  and 0 < self.target_baseline_rate <= 1):
+            errors.append(f"target_baseline_rate={self.target_baseline_rate!r} must be a number in (0, 1]")
         if self.q_clip != "admc" and (self.admc_gamma, self.admc_q_floor) != (0.2, 1.0):
             errors.append("admc_gamma/admc_q_floor are set but q_clip is not 'admc'")
         if self.oracle is not None:
@@ -506,6 +521,7 @@ class DMC(Algorithm):
         self._recent_returns: deque = deque(maxlen=1000)
         self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
         self._prune_counts = [0, 0]  # ODMC: legal moves seen, moves kept (since the start)
+        self._target_baselines: dict[str, float] = {}  # target_baseline: each seat's mean return, as runners report
         self._counted_from = (0, 0)  # (frames trained, episodes) when this process started or restored: for rates
         # fault tolerance: sample requests in flight per remote runner id; runner restarts; requests lost with a runner
         self._in_flight: dict[int, int] = {}
@@ -628,6 +644,8 @@ class DMC(Algorithm):
         if pruning:
             self._prune_counts[0] += pruning[0]
             self._prune_counts[1] += pruning[1]
+        if result.get("target_baselines"):  # the newest runner's word per seat (runners agree to a few hundredths)
+            self._target_baselines.update(result["target_baselines"])
         coach = result.get("coach")
         if coach:
             self._coach_counts[0] += coach[0]
@@ -789,6 +807,8 @@ class DMC(Algorithm):
         for name, value in self.config.schedule_values(self._frames_trained).items():
             if name == "oracle_lambda" and self.config.oracle is not None or name == "coach_beta" and self.config.coach:
                 self.metrics.log_value(name, value, reduce=None, window=1)
+        for agent, value in self._target_baselines.items():
+            self.metrics.log_value(f"target_baseline_{agent}", value, reduce=None, window=1)
         if self.config.coach and sum(self._coach_counts):
             self.metrics.log_value("coach_rejection_rate", self._coach_counts[0] / sum(self._coach_counts),
                                    reduce=None, window=1)

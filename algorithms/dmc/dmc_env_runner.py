@@ -27,6 +27,7 @@ import torch
 
 from cardrl.algorithms.card_env_runner import CardGameEnvRunner
 from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
+from cardrl.algorithms.dmc.centering import SeatReturnMean
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
 from cardrl.features.deals import winning_side
@@ -173,6 +174,8 @@ class DMCEnvRunner(CardGameEnvRunner):
         self.env = self.envs[0]
         self.agent_to_module = {a: config.policy_mapping_fn(a, None) for a in self.env.possible_agents}
         self.target_scale = config.target_scales()
+        self.target_baseline = (SeatReturnMean(config.target_baseline_rate)
+                                if getattr(config, "target_baseline", None) == "seat_mean" else None)
         self.module = config.get_multi_rl_module_spec(inference_only=True).build()
         self.module.foreach_module(lambda mid, m: m.eval())
         self.device = torch.device("cpu")
@@ -269,6 +272,7 @@ class DMCEnvRunner(CardGameEnvRunner):
             "pruning": ((self.pruner.legal_seen - prune_before[0], self.pruner.kept - prune_before[1])
                         if self.pruner else None),
             "coach": self._pop_coach_counts(),
+            "target_baselines": self.target_baseline.baselines() if self.target_baseline is not None else None,
         }
 
     def _pop_coach_counts(self) -> tuple[int, int] | None:
@@ -350,7 +354,10 @@ class DMCEnvRunner(CardGameEnvRunner):
             cols = out[self.agent_to_module[a]]
             cols["obs"].append(np.stack([t[0] for t in trajectory]).astype(np.int8))  # small ints: 0/1, counts, -1
             cols["action"].append(np.stack([t[1] for t in trajectory]).astype(np.uint8))
-            cols["target"].append(np.full(len(trajectory), ret * self.target_scale.get(a, 1.0), dtype=np.float32))
+            target = ret * self.target_scale.get(a, 1.0)
+            if self.target_baseline is not None:  # centred on the seat's running mean (centering.py)
+                target = self.target_baseline.centre(a, target)
+            cols["target"].append(np.full(len(trajectory), target, dtype=np.float32))
             if self.score_every_move:
                 cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
             for key in trajectory[0][3]:

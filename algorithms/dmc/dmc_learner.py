@@ -58,6 +58,13 @@ def make_rmsprop(params: list[torch.nn.Parameter], config: "AlgorithmConfig") ->
     eps=config.rmsprop_eps, momentum=config.rmsprop_momentum or 0), or with ``config.optimizer="rmsprop_tf1"``
     DanZero's TF1 RMSProp (:class:`~cardrl.algorithms.dmc.optimizers.TF1RMSprop`, decay = ``rmsprop_alpha``). The
     learning rate is set (and scheduled) by the Learner from ``config.lr``."""
+    if getattr(config, "optimizer", "rmsprop") == "rmsprop_corrected":
+        # Adam without momentum is RMSprop whose mean square is bias-corrected: the first steps are not up to
+        # 1 / sqrt(1 - alpha) = 10 times larger than later ones (docs/learning.md, "The dip")
+        if float(getattr(config, "rmsprop_momentum", 0.0)):
+            raise ValueError("optimizer='rmsprop_corrected' has no momentum; rmsprop_momentum must be 0")
+        return torch.optim.Adam(params, betas=(0.0, float(_required_attr(config, "rmsprop_alpha", "0.99"))),
+                                eps=float(_required_attr(config, "rmsprop_eps", "1e-5")))
     if getattr(config, "optimizer", "rmsprop") == "rmsprop_tf1":
         return TF1RMSprop(params, decay=float(_required_attr(config, "rmsprop_alpha", "DanZero: 0.9")),
                           eps=float(_required_attr(config, "rmsprop_eps", "DanZero: 1e-5")),

@@ -14,6 +14,7 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
+from cardrl.algorithms.dmc.centering import TARGET_BASELINES
 from cardrl.args import agent_spec_arg, path_arg
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
@@ -21,7 +22,7 @@ __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "f
            "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
-OPTIMIZERS = ("rmsprop", "rmsprop_tf1")
+OPTIMIZERS = ("rmsprop", "rmsprop_tf1", "rmsprop_corrected")
 OPPONENT_MODELS = ("luo_tan", "douzero_plus")
 MODULE_MAPPINGS = ("shared", "per_agent")
 OM_GRAD_CLIPS = ("separate", "joint")
@@ -75,7 +76,9 @@ class DMCSettings:
     optimizer: str = option("rmsprop", "the Q-networks' optimizer: rmsprop (torch's: mean square from zero, eps "
                                        "outside the square root; DouZero) or rmsprop_tf1 (TF1's RMSPropOptimizer: "
                                        "mean square from ones, eps inside the square root; DanZero's learner, with "
-                                       "--rmsprop-alpha 0.9, TF1's decay)", choices=OPTIMIZERS)
+                                       "--rmsprop-alpha 0.9, TF1's decay) or rmsprop_corrected (torch's with the "
+                                       "mean square divided by 1 - alpha^t, as Adam corrects it: Adam with beta1 0; "
+                                       "not from the papers, docs/learning.md)", choices=OPTIMIZERS)
     rmsprop_alpha: float = option(0.99, "RMSprop smoothing constant, TF1's decay (DouZero: 0.99; DanZero: 0.9)",
                                   type=float)
     rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero and DanZero: 1e-5)", type=float)
@@ -163,6 +166,11 @@ class DMCSettings:
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
                                           section="env_runners")
     updates_per_iteration: int = option(1, "learner updates per algo.train() call", type=int)
+    target_baseline: str | None = option(None, "centre each seat's targets on a running mean of its returns "
+                                               "(seat_mean; not from the papers: cardrl's remedy for plain DMC's early "
+                                               "dip, docs/learning.md) (default: none, as DouZero)",
+                                         choices=TARGET_BASELINES)
+    target_baseline_rate: float = option(0.01, "target_baseline: the running mean's rate per deal", type=float)
     target_scale: dict | None = option(None, "agent -> factor from its payoff to its DMC target (default: the "
                                              "game's; DouDiZhu's landlord 0.5)", cli=False)
 
@@ -185,6 +193,10 @@ class RunSettings:
                                  "with --restore")
     eval_every: float = option(180.0, "evaluate against the baselines this often, e.g. 5m (0: never)",
                                type=parse_duration)
+    eval_every_frames: int = option(0, "dmc: also evaluate each time this many more frames are trained, e.g. 200000 "
+                                       "(the record's eval_frames names the milestone; 0: never); with --eval-every "
+                                       "0, evaluations happen at the same frame counts in every run",
+                                    type=int)
     eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
     eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
                                             "...)", nargs="+", type=agent_spec_arg)
