@@ -8,6 +8,8 @@
 * :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer;
 * :mod:`cardrl.bench.scale`: ``cardrl bench scale GAME``, DMC's scaling model: terms measured here, frames/s
   predicted for 4 to 160 CPUs with a CPU or GPU learner (docs/scaling.md);
+* :mod:`cardrl.bench.learning`: ``cardrl bench learning GAME``, which DMC variant learns fastest: resumable runs per
+  (variant, seed), curves pooled over seeds, time to ADP > 0 against each baseline (docs/learning.md);
 * :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).
 
 Modules depend on :mod:`~cardrl.bench.common` and the registry only (``env`` loads ``peers_<game>`` when it measures
@@ -20,11 +22,12 @@ from __future__ import annotations
 import importlib
 
 __all__ = ["add_bench_parsers", "main_bench", "bench_env", "format_bench_env", "bench_mcs", "format_bench_mcs",
-           "bench_train", "format_bench_train", "bench_scale", "format_bench_scale", "machine_description"]
+           "bench_train", "format_bench_train", "bench_scale", "format_bench_scale", "machine_description", "run_learning", "format_learning"]
 
 _HOME = {"add_bench_parsers": "cli", "main_bench": "cli", "bench_env": "env", "format_bench_env": "env",
          "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train",
-         "bench_scale": "scale", "format_bench_scale": "scale", "machine_description": "common"}
+         "bench_scale": "scale", "format_bench_scale": "scale", "machine_description": "common",
+         "run_learning": "learning", "format_learning": "learning"}
 
 
 def __getattr__(name: str):

@@ -1,4 +1,4 @@
-"""``cardrl bench env|mcs|train|scale GAME``: the benchmark subcommands of the ``cardrl`` command line.
+"""``cardrl bench env|mcs|train|scale|learning GAME``: the benchmark subcommands of the ``cardrl`` command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
 a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
@@ -62,6 +62,17 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                            "then predicts frames/s and the learner's saturation point for clusters "
                                            "(docs/scaling.md; e.g. cardrl bench scale doudizhu).")
     add_scale_arguments(scale)
+
+    from cardrl.bench.learning import add_learning_arguments
+
+    learning = targets.add_parser("learning", help="which DMC variant learns fastest: curves over frames and minutes, "
+                                                   "time to beat each baseline, pooled over seeds",
+                                  description="Trains each variant from each seed to the same frames in its own "
+                                              "resumable run directory, evaluates all at the same frame milestones "
+                                              "on the same deals, and reports pooled curves, time to ADP > 0 and "
+                                              "frames/s (learning.md, results.json, learning.png; e.g. cardrl bench "
+                                              "learning doudizhu --variants dmc odmc --seeds 3 --frames 2000000).")
+    add_learning_arguments(learning)
     return bench
 
 
@@ -109,4 +120,8 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.scale import main_bench_scale
 
         return main_bench_scale(args)
-    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale")
+    if args.target == "learning":
+        from cardrl.bench.learning import main_bench_learning
+
+        return main_bench_learning(args)
+    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning")

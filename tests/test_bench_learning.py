@@ -1,0 +1,168 @@
+"""``cardrl bench learning``: the time-to-threshold arithmetic on synthetic curves, pooled intervals against the
+pooled sample itself, reading a run's progress, the variants' flags; one real end-to-end run (slow)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from cardrl.bench.learning import (VARIANTS, first_above_zero, format_learning, median_reached, pooled_interval,
+                                   read_run, summarise, train_argv, variant_flags, variants_for)
+from cardrl.eval.stats import mean_interval
+
+
+def test_pooled_interval_is_the_interval_of_the_pooled_deals():
+    rng = np.random.default_rng(0)
+    samples = [rng.normal(0.3, 1.0, 200), rng.normal(-0.2, 1.5, 150), rng.normal(0.8, 0.7, 300)]
+    pooled = pooled_interval([(len(s), s.mean(), s.std(ddof=1)) for s in samples])
+    whole = np.concatenate(samples)
+    low, high = mean_interval(whole)
+    assert pooled["deals"] == 650
+    assert pooled["adp"] == pytest.approx(whole.mean())
+    assert (pooled["adp_low"], pooled["adp_high"]) == (pytest.approx(low), pytest.approx(high))
+
+
+def test_pooled_interval_counts_the_spread_between_seeds():
+    # two seeds with no spread of their own but different means: the pooled interval is not a point
+    pooled = pooled_interval([(100, 1.0, 0.0), (100, -1.0, 0.0)])
+    assert pooled["adp"] == pytest.approx(0.0)
+    assert pooled["adp_low"] < -0.1 and pooled["adp_high"] > 0.1
+    with pytest.raises(ValueError):
+        pooled_interval([])
+
+
+def test_first_above_zero_is_the_first_interval_above_zero_in_frames():
+    curve = [{"frames": 300, "minutes": 3.0, "adp_low": 0.2}, {"frames": 100, "minutes": 1.0, "adp_low": -0.5},
+             {"frames": 200, "minutes": 2.0, "adp_low": 0.0}, {"frames": 400, "minutes": 4.0, "adp_low": -0.1}]
+    assert first_above_zero(curve) == {"frames": 300, "minutes": 3.0}  # 0.0 is not above 0; a later dip is ignored
+    assert first_above_zero([{"frames": 100, "adp_low": -0.01}, {"frames": 200, "adp_low": -2.0}]) is None
+    assert first_above_zero([]) is None
+
+
+def test_median_reached_counts_seeds_that_never_got_there_as_last():
+    assert median_reached([{"frames": 300}, None, {"frames": 100}]) == 300
+    assert median_reached([None, None, {"frames": 100}]) is None
+    assert median_reached([{"frames": 100}, {"frames": 300}]) == 200
+    assert median_reached([{"frames": 100}, None]) is None
+    assert median_reached([{"minutes": 2.5}, {"minutes": 1.5}, {"minutes": 9.0}], "minutes") == 2.5
+    assert median_reached([]) is None
+
+
+def _ev(adp, sd=1.0, deals=100):
+    half = 1.984 * sd / math.sqrt(deals)
+    return {"adp": adp, "adp_low": adp - half, "adp_high": adp + half, "deals": deals, "adp_sd": sd}
+
+
+def test_summarise_pools_seeds_per_milestone_and_times_each_seed():
+    runs = {"dmc": {
+        1: {"evals": {100: {"train_s": 60, "results": {"random": {**_ev(-0.5), "passes": {
+                "landlord": {"decisions": 10, "passed": 9}, "peasants": {"decisions": 10, "passed": 1}}}}},
+                      200: {"train_s": 120, "results": {"random": _ev(0.5)}}},
+            "frames": 200, "train_s": 120, "frames_per_s": 200 / 120, "done": True, "matches": None},
+        2: {"evals": {100: {"train_s": 30, "results": {"random": {**_ev(0.5), "passes": {
+                "landlord": {"decisions": 30, "passed": 3}, "peasants": {"decisions": 0, "passed": 0}}}}},
+                      200: {"train_s": 90, "results": {"random": _ev(1.0)}}},
+            "frames": 200, "train_s": 90, "frames_per_s": 200 / 90, "done": True, "matches": None}}}
+    s = summarise(runs, ["random"])["dmc"]
+    curve = s["curves"]["random"]
+    assert [p["frames"] for p in curve] == [100, 200] and [p["seeds"] for p in curve] == [2, 2]
+    assert curve[0]["adp"] == pytest.approx(0.0) and curve[1]["adp"] == pytest.approx(0.75)
+    assert curve[0]["minutes"] == pytest.approx(0.75)  # the median of 1.0 and 0.5 training minutes
+    assert curve[0]["pass_rate"] == {"landlord": pytest.approx(12 / 40), "peasants": pytest.approx(0.1)}
+    assert "pass_rate" not in curve[1]
+    assert s["reached"]["random"] == {1: {"frames": 200, "minutes": 2.0}, 2: {"frames": 100, "minutes": 0.5}}
+    assert s["median_reached"]["random"]["frames"] == 150 and s["median_reached"]["random"]["seeds_reached"] == 2
+    assert s["pooled_reached"]["random"]["frames"] == 200  # the pooled point at 100 straddles 0
+    assert s["frames_per_s"] == pytest.approx((200 / 120 + 200 / 90) / 2)
+    text = format_learning({"dmc": s}, game="doudizhu", against=["random"], frames=200, command="c", machine="m",
+                           date="d")
+    assert "| dmc | 2 (2) |" in text and "+0.75" in text
+    assert "| 100 | 30% | 10% |" in text  # the pass rates, pooled over the seeds that counted them
+
+
+def test_read_run_takes_milestones_training_time_and_the_final_record(tmp_path):
+    records = [
+        {"time_s": 10, "frames_trained": 9_600, "eval_time_s": 0},
+        {"time_s": 25, "frames_trained": 10_400, "eval_frames": 10_000, "eval": {"random": _ev(-0.2)},
+         "eval_time_s": 5.0},
+        {"time_s": 40, "frames_trained": 20_800, "eval_frames": 20_000, "eval": {"random": _ev(0.3)},
+         "eval_time_s": 9.0},
+        {"time_s": 40, "frames_trained": 20_800, "eval_frames": 20_000, "eval": {"random": _ev(0.3)},
+         "eval_time_s": 9.0, "final": True},
+    ]
+    (tmp_path / "progress.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n{\"cut")
+    run = read_run(tmp_path, 20_000)
+    assert sorted(run["evals"]) == [10_000, 20_000]
+    assert run["evals"][10_000]["train_s"] == 20.0 and run["evals"][10_000]["frames_trained"] == 10_400
+    assert run["done"] and run["frames"] == 20_800 and run["frames_per_s"] == pytest.approx(20_800 / 31)
+    assert not read_run(tmp_path, 40_000)["done"]
+    assert read_run(tmp_path / "missing", 1)["evals"] == {}
+
+
+def test_variants_apply_where_they_can_and_say_so_where_they_cannot():
+    assert "danzero" in variants_for("guandan") and "danzero" not in variants_for("doudizhu")
+    assert "douzero_plus_om" not in variants_for("big2")
+    assert set(variants_for("doudizhu")) >= {"dmc", "odmc", "omodmc", "oadmcdou", "dmc_centred", "coach"}
+    assert variant_flags("oadmcdou", "doudizhu", 2_000_000)[:2] == ["--oracle", "1:0:1000000"]
+    with pytest.raises(ValueError, match="does not apply to doudizhu"):
+        variant_flags("danzero", "doudizhu", 1)
+    with pytest.raises(ValueError, match="unknown variant"):
+        variant_flags("dqn", "doudizhu", 1)
+    assert all(v.source for v in VARIANTS.values())
+
+
+@pytest.mark.parametrize("game", ["doudizhu", "big2", "guandan"])
+def test_every_variants_command_line_is_a_valid_cardrl_train(game, tmp_path):
+    from cardrl.algorithms.dmc.train import build_config
+    from cardrl.cli import build_parser
+
+    for variant in variants_for(game):
+        argv = train_argv(game, variant, 1, frames=100_000, eval_every_frames=50_000, eval_deals=10,
+                          against=["random"], out=tmp_path)
+        args = build_parser().parse_args(argv)
+        assert args.resume and args.stop_frames == 100_000 and args.eval_every == 0
+        notes = []
+        config = build_config(args, say=notes.append)
+        config.validate()  # the flags make a valid DMC config
+        if variant in ("om", "omodmc") and game == "doudizhu":  # Luo & Tan's model reads the unified features
+            assert config.env_config["features"] == "unified" and config.policy_mapping_fn("landlord") == "shared"
+
+
+def test_cli_refuses_contradictory_budgets(tmp_path):
+    from cardrl.bench.cli import main_bench
+
+    with pytest.raises(ValueError, match="more than --frames"):
+        main_bench(["learning", "doudizhu", "--frames", "1000", "--eval-every-frames", "2000", "--out", str(tmp_path)])
+    with pytest.raises(ValueError, match="does not apply"):
+        main_bench(["learning", "big2", "--variants", "danzero", "--frames", "1000", "--eval-every-frames", "500",
+                    "--out", str(tmp_path)])
+
+
+@pytest.mark.slow
+def test_bench_learning_runs_end_to_end_and_resumes_with_nothing_left(tmp_path):
+    argv = [sys.executable, "-m", "cardrl.cli", "bench", "learning", "doudizhu", "--variants", "dmc", "odmc",
+            "--seeds", "2", "--frames", "12000", "--eval-every-frames", "6000", "--eval-deals", "10", "--against",
+            "random", "--out", str(tmp_path)]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    results = json.loads((tmp_path / "results.json").read_text())
+    for variant in ("dmc", "odmc"):
+        seeds = results["variants"][variant]["seeds"]
+        assert sorted(seeds) == ["1", "2"] and all(s["done"] for s in seeds.values())
+        assert [p["frames"] for p in results["variants"][variant]["curves"]["random"]] == [6000, 12000]
+        assert all(p["seeds"] == 2 for p in results["variants"][variant]["curves"]["random"])
+    assert (tmp_path / "learning.png").stat().st_size > 0 and "| odmc |" in (tmp_path / "learning.md").read_text()
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and "0 run(s) to go" in again.stdout
+
+
+def test_eval_every_frames_is_refused_where_the_algorithm_evaluates_by_the_clock(capsys):
+    from cardrl.cli import main
+
+    assert main(["train", "doudizhu", "--algo", "ppo", "--eval-every-frames", "1000"]) == 2
+    assert "--eval-every-frames applies to --algo dmc only" in capsys.readouterr().err
