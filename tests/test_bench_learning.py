@@ -108,7 +108,7 @@ def test_variants_apply_where_they_can_and_say_so_where_they_cannot():
     assert "danzero" in variants_for("guandan") and "danzero" not in variants_for("doudizhu")
     assert "douzero_plus_om" not in variants_for("big2")
     assert set(variants_for("doudizhu")) >= {"dmc", "odmc", "omodmc", "oadmcdou", "dmc_centred", "coach"}
-    assert variant_flags("oadmcdou", "doudizhu", 2_000_000)[:2] == ["--oracle", "1:0:1000000"]
+    assert variant_flags("oadmcdou", "doudizhu", 3_000_000)[:2] == ["--oracle", "1:0:2000000"]  # 20 of 30 days
     with pytest.raises(ValueError, match="does not apply to doudizhu"):
         variant_flags("danzero", "doudizhu", 1)
     with pytest.raises(ValueError, match="unknown variant"):

@@ -342,9 +342,10 @@ def run_training(args) -> int:
             by_clock = bool(args.eval_every) and now - last_eval >= args.eval_every
             by_frames = next_eval_frames is not None and frames >= next_eval_frames
             if by_clock or by_frames:
-                if by_frames:  # the milestone this evaluation stands for (frames_trained is where it fell)
-                    record["eval_frames"] = frames // every_frames * every_frames
-                    next_eval_frames = record["eval_frames"] + every_frames
+                if by_frames:  # the milestone this evaluation stands for (frames_trained is where it fell); an
+                    # iteration that crossed several stands for the first, and the next is the first ahead of it
+                    record["eval_frames"] = next_eval_frames
+                    next_eval_frames = (frames // every_frames + 1) * every_frames
                 began = time.time()
                 record.update(evaluations(algo, baselines, args))
                 eval_seconds += time.time() - began

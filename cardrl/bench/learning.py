@@ -45,7 +45,8 @@ __all__ = ["Variant", "VARIANTS", "variants_for", "train_argv", "read_run", "poo
            "main_bench_learning"]
 
 # ---- the variants --------------------------------------------------------------------------------------------------
-ORACLE_SHARE = 0.5  # oracle guiding's lambda reaches 0 at this share of the budget (the paper's 20 days do not scale)
+# oracle guiding's lambda reaches 0 at this share of the budget: OADMCDou anneals over its first 20 of 30 days
+ORACLE_SHARE = 2 / 3
 
 
 @dataclass(frozen=True)
@@ -85,8 +86,14 @@ VARIANTS: dict[str, Variant] = {v.name: v for v in (
                       "network)", ("--opponent-model", "luo_tan", "--prune", "mcs"), needs_search=True,
             opponent_model="luo_tan"),
     Variant("admc", "OADMCDou (Luo et al. 2024), eq. 2-5: the ADMC loss", ("--q-clip", "admc")),
-    Variant("oadmcdou", "OADMCDou (Luo et al. 2024): oracle guiding (lambda 1 -> 0 over half the budget) + ADMC",
+    Variant("oadmcdou", "OADMCDou (Luo et al. 2024): oracle guiding (lambda 1 -> 0 over two thirds of the budget, "
+                        "as 20 of the paper's 30 days) + ADMC",
             ("--oracle", "1:0:{oracle_frames}", "--q-clip", "admc")),
+    Variant("oracledou", "OADMCDou Fig. 4: oracle guiding alone (annealed as oadmcdou)",
+            ("--oracle", "1:0:{oracle_frames}")),
+    Variant("perfectdou", "OADMCDou Fig. 4: PerfectDou, lambda fixed at 1", ("--oracle", "1:1:1")),
+    Variant("unified", "Luo & Tan 2024: their unified features with their decision model, no opponent model",
+            ("--features", "unified"), needs_features="unified"),
     Variant("douzero_plus_om", "DouZero+ (Zhao et al. 2022): the next player's cards per rank",
             ("--opponent-model", "douzero_plus"), opponent_model="douzero_plus"),
     Variant("coach", "DouZero+ (Zhao et al. 2022): the coach network", ("--coach",)),
@@ -295,11 +302,11 @@ def format_learning(summary: dict[str, Any], *, game: str, against: Sequence[str
     """The markdown report: the time-to-threshold table, then one curve table per baseline."""
     score = "points/deal" if get_game(game).protocol.unit == "match" else "ADP"  # as cardrl train names it
     lines = [f"# Learning benchmark: {game}", "", f"Command: `{command}`  ", f"Machine: {machine}  ", f"Date: {date}",
-             "", f"Budget: {frames:,} frames per run. Scores are {score} per deal against each baseline, pooled over "
+             "", (f"Budget: {frames:,} frames per run. Scores are {score} per deal against each baseline, pooled over "
              "seeds (the mean of every seed's deals, 95% t-interval of the pooled sample). 'to > 0': frames "
              "(training minutes) to the first evaluation whose interval lies above 0: the median over seeds (a seed "
              "that never got there counts as last; '-' when half or more never did) with the seeds that got there, "
-             "then the pooled curve's first.", ""]
+             "then the pooled curve's first."), ""]
     head = ["variant", "seeds (done)", "frames/s"]
     for b in against:
         head += [f"final vs {b}", f"to > 0 vs {b}: median (seeds)", f"pooled vs {b}"]
@@ -514,8 +521,9 @@ def main_bench_learning(args: argparse.Namespace) -> int:
         raise ValueError(f"--variants names one twice: {variants}")
     against = args.against or default_against(game)
     out = Path(args.out or f"runs/bench_learning_{game}")
-    command = ("cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:3] == ["bench", "learning"]
-               else f"cardrl bench learning {game}")
+    # the command that trains these runs (a --report-only invocation names the same runs)
+    command = ("cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--report-only")
+               if sys.argv[1:3] == ["bench", "learning"] else f"cardrl bench learning {game}")
     print(machine_description(), flush=True)
     run_learning(game, variants, seeds, frames=args.frames, eval_every_frames=args.eval_every_frames,
                  eval_deals=args.eval_deals, against=against, out=out, hours=args.hours,
