@@ -237,8 +237,7 @@ class DMCConfig(AlgorithmConfig):
             errors.append(f"target_baseline={self.target_baseline!r} centres the targets, but q_clip="
                           f"{self.q_clip!r} clips Q to the game's reward range, which centred targets leave: use one "
                           f"of them")
-        if self.target_baseline is None and self.target_baseline_rate != field_default(
-                next(f for f in fields(DMCSettings) if f.name == "target_baseline_rate")):
+        if self.target_baseline is None and self._any_set("target_baseline_rate"):
             errors.append("target_baseline_rate is set but target_baseline is not")
         elif not (isinstance(self.target_baseline_rate, (int, float)) and not isinstance(self.target_baseline_rate,
                                                                                             bool)

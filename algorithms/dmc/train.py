@@ -228,12 +228,6 @@ def _fmt_losses(result: dict) -> str:
     return ", ".join(f"{m} {v:.3f}" for m, v in sorted(_module_metrics(result, "q_loss").items())) or "-"
 
 
-def _score_name(spec) -> str:
-    """What the periodic evaluation's mean is called: points per deal where the episode is a match (its deals are
-    evaluated singly), ADP otherwise (Luo & Tan 2024, Sec. 5.1)."""
-    return "points/deal" if spec.protocol.unit == "match" else "ADP"
-
-
 def run_training(args) -> int:
     import ray
 
@@ -281,7 +275,7 @@ def run_training(args) -> int:
     baselines = evaluation_baselines(config, args.eval_against, args)
     write_config(out, args, config, DMCSettings, values_from_args(args, DMCSettings), agent_kind="checkpoint")
     by_match = config.game_spec.protocol.unit == "match"
-    score_name = _score_name(config.game_spec)
+    score_name = config.game_spec.protocol.score_name
     reached: dict[str, dict] = dict(resumed.get("reached") or {})  # baseline -> when its ADP interval first lay > 0
     eval_seconds = float(resumed.get("eval_time_s") or 0.0)  # of time_s, the seconds spent evaluating
     every_frames = int(getattr(args, "eval_every_frames", 0) or 0)

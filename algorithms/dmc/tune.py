@@ -489,7 +489,7 @@ def _command_line(args: argparse.Namespace) -> str:
 def run_tune(args: argparse.Namespace) -> int:
     """``cardrl tune``: check the space, run the sweep on the local Ray or the cluster of ``RAY_ADDRESS``, write the
     table, the plot and the best checkpoint's path (module docstring). 0 when every trial ran, 1 otherwise."""
-    from cardrl.algorithms.dmc.train import _baseline_factory, _score_name, stop_time_of
+    from cardrl.algorithms.dmc.train import _baseline_factory, stop_time_of
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
@@ -542,7 +542,7 @@ def run_tune(args: argparse.Namespace) -> int:
                          f"Ray cluster has {cluster_cpus}")
     samples = args.num_samples or space.num_samples
     trials = samples * math.prod(len(v) for d, v in space.sweep.values() if d == "grid")
-    score_name = _score_name(spec)
+    score_name = spec.protocol.score_name
     names = list(space.sweep)
     stop_time = stop_time_of(args)
     if args.eval_every and stop_time:

@@ -29,6 +29,7 @@ import math
 import os
 import shlex
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -201,21 +202,15 @@ def first_above_zero(points: Sequence[dict[str, float]]) -> dict[str, float] | N
 
 def median_reached(reached: Sequence[dict[str, float] | None], key: str = "frames") -> float | None:
     """Median over seeds of when each first lay above 0; a seed that never did counts as later than every seed that
-    did, so the median is None when half or more never did (even count: the upper median of the two)."""
-    values = sorted(math.inf if r is None else float(r[key]) for r in reached)
-    if not values:
-        return None
-    n = len(values)
-    middle = values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
-    return None if math.isinf(middle) or math.isnan(middle) else middle
+    did, so the median is None when half or more never did (even count: the mean of the middle two)."""
+    middle = _median([math.inf if r is None else float(r[key]) for r in reached])
+    return None if middle is None or math.isinf(middle) else middle
 
 
-def _median(values: Sequence[float]) -> float | None:
-    values = sorted(v for v in values if v is not None)
-    if not values:
-        return None
-    n = len(values)
-    return values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2
+def _median(values: Sequence[float | None]) -> float | None:
+    """The median of the values given (None ones left out), or None when there are none."""
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
 
 
 def summarise(runs: dict[str, dict[int, dict]], against: Sequence[str]) -> dict[str, Any]:
@@ -300,7 +295,7 @@ def _interval(point: dict) -> str:
 def format_learning(summary: dict[str, Any], *, game: str, against: Sequence[str], frames: int, command: str,
                     machine: str, date: str) -> str:
     """The markdown report: the time-to-threshold table, then one curve table per baseline."""
-    score = "points/deal" if get_game(game).protocol.unit == "match" else "ADP"  # as cardrl train names it
+    score = get_game(game).protocol.score_name
     lines = [f"# Learning benchmark: {game}", "", f"Command: `{command}`  ", f"Machine: {machine}  ", f"Date: {date}",
              "", (f"Budget: {frames:,} frames per run. Scores are {score} per deal against each baseline, pooled over "
              "seeds (the mean of every seed's deals, 95% t-interval of the pooled sample). 'to > 0': frames "
@@ -395,18 +390,20 @@ def plot_learning(summary: dict[str, Any], against: Sequence[str], path: Path, t
 
 # ---- running ---------------------------------------------------------------------------------------------------------
 def _write_report(out: Path, game: str, variants: Sequence[str], seeds: Sequence[int], frames: int,
-                  against: Sequence[str], command: str) -> dict[str, Any]:
+                  against: Sequence[str], command: str) -> tuple[dict[str, Any], str]:
+    """Read every run, write learning.md, results.json and learning.png; returns the summary and the markdown."""
     runs = {v: {s: read_run(run_directory(out, v, s), frames) for s in seeds} for v in variants}
     summary = summarise(runs, against)
     machine = machine_description()
     date = time.strftime("%Y-%m-%d")
-    (out / "learning.md").write_text(format_learning(summary, game=game, against=against, frames=frames,
-                                                     command=command, machine=machine, date=date))
+    text = format_learning(summary, game=game, against=against, frames=frames, command=command, machine=machine,
+                           date=date)
+    (out / "learning.md").write_text(text)
     (out / "results.json").write_text(json.dumps({"game": game, "frames": frames, "against": list(against),
                                                   "seeds": list(seeds), "command": command, "machine": machine,
                                                   "date": date, "variants": summary}, indent=1, default=str))
     plot_learning(summary, against, out / "learning.png", f"{game}: learning curves pooled over seeds")
-    return summary
+    return summary, text
 
 
 def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, frames: int, eval_every_frames: int,
@@ -421,7 +418,8 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
     for v in variants:
         variant_flags(v, game, frames)  # every name checked before anything runs
     deadline = time.time() + hours * 3600 if hours else None
-    todo = [(s, v) for s in seeds for v in variants if not read_run(run_directory(out, v, s), frames)["done"]]
+    started = {(s, v): read_run(run_directory(out, v, s), frames) for s in seeds for v in variants}
+    todo = [key for key, run in started.items() if not run["done"]]  # seed by seed
     if not report_only:
         say(f"learning benchmark {game}: {len(variants)} variant(s) x {len(seeds)} seed(s) to {frames:,} frames; "
             f"{len(todo)} run(s) to go, out {out}", flush=True)
@@ -430,8 +428,8 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             if deadline is not None and time.time() >= deadline:
                 say(f"--hours reached: {len(todo) - k} run(s) left; the same command continues them", flush=True)
                 break
-            before = read_run(run_directory(out, variant, seed), frames)["frames"]
-            left_frames = sum(frames - read_run(run_directory(out, v, s), frames)["frames"] for s, v in todo[k:])
+            before = started[seed, variant]["frames"]
+            left_frames = sum(frames - started[key]["frames"] for key in todo[k:])
             eta = f", ETA {left_frames / _median(rates) / 60:.0f} min of training" if rates else ""
             say(f"== run {k + 1}/{len(todo)}: {variant} seed {seed}"
                 + (f" (resuming at {before:,} frames)" if before else "") + eta, flush=True)
@@ -446,9 +444,8 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             if code != 0 and not (deadline is not None and time.time() >= deadline):
                 raise RuntimeError(f"run {variant} seed {seed} failed (exit {code}); its log is above, its directory "
                                    f"{run_directory(out, variant, seed)}; the same command resumes it")
-    summary = _write_report(out, game, variants, seeds, frames, against, command)
-    say(format_learning(summary, game=game, against=against, frames=frames, command=command,
-                        machine=machine_description(), date=time.strftime("%Y-%m-%d")), flush=True)
+    summary, text = _write_report(out, game, variants, seeds, frames, against, command)
+    say(text, flush=True)
     say(f"report: {out / 'learning.md'}, {out / 'results.json'}, {out / 'learning.png'}", flush=True)
     return summary
 

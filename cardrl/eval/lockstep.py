@@ -113,14 +113,15 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
                 q_lists = score(agent, obs, actions, {name: np.stack([b[name] for b in per_position])
                                                       for name in per_position[0]})
             for (i, legal), q in zip(items, q_lists):
-                move = int(legal[greedy_index(q, lambda e=engines[i], ids=legal: e.move_strength(ids))])
+                j = greedy_index(q, lambda e=engines[i], ids=legal: e.move_strength(ids))
+                move = int(legal[j])
                 if count_outside is not None:
                     outside[0] += 1
                     outside[1] += move not in count_outside(engines[i], legal)
                 if count_passes:
                     empty = engines[i].move_cards(legal).sum(axis=1) == 0
                     if empty.any():
-                        passes[running[i][1]] += (1, int(empty[list(legal).index(move)]))
+                        passes[running[i][1]] += (1, int(empty[j]))
                 engines[i].step(move)
         for i, (d, k) in list(running.items()):
             if engines[i].is_over:

@@ -67,6 +67,12 @@ class EvalProtocol:
     unit: str = "deal"
     training_options: tuple[str, ...] = ()
 
+    @property
+    def score_name(self) -> str:
+        """What an evaluation's mean is called: points per deal where the episode is a match (its deals are
+        evaluated singly), ADP otherwise (Luo & Tan 2024, Sec. 5.1)."""
+        return "points/deal" if self.unit == "match" else "ADP"
+
     def __post_init__(self):
         if not len(self.labels) == len(self.sides) == len(self.arrangements):
             raise ValueError("EvalProtocol: one label and one side name per arrangement")
