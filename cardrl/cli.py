@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from cardrl.presets import expand_preset
+
 
 def _games() -> tuple[str, ...]:
     from cardrl.games.registry import game_names
@@ -136,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = expand_preset(argv)
     args = build_parser().parse_args(argv)
     if args.command == "train":
         from cardrl.algorithms.dmc.train import run_training

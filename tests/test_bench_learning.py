@@ -113,7 +113,7 @@ def test_variants_apply_where_they_can_and_say_so_where_they_cannot():
         variant_flags("danzero", "doudizhu", 1)
     with pytest.raises(ValueError, match="unknown variant"):
         variant_flags("dqn", "doudizhu", 1)
-    assert all(v.source for v in VARIANTS.values())
+    assert all(v.paper and v.reproduces for v in VARIANTS.values())  # each names its paper and what it is
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "big2", "guandan"])

@@ -1,31 +1,24 @@
-"""The DanZero and DanZero+ experiment scripts configure what the papers and the authors' code do: TF1's RMSProp at
-lr 1e-3 (every GuanDan DMC script), the match reward in DanZero+'s DMC (Table IV) and top-k PPO (Table III)."""
+"""The DanZero and DanZero+ presets configure what the papers and the authors' code do: TF1's RMSProp at
+lr 1e-3 (every GuanDan DMC preset), the match reward in DanZero+'s DMC (Table IV) and top-k PPO (Table III)."""
 
 from __future__ import annotations
 
-import runpy
 from pathlib import Path
 
 import pytest
 
-import cardrl.cli
 from cardrl.algorithms.dmc.train import build_config, env_config_from_args
 from cardrl.cli import build_parser
+from cardrl.presets import expand
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 GUANDAN_DMC_SCRIPTS = ("danzero_guandan", "danzero_plus_guandan", "odmc_guandan", "oadmc_guandan", "om_guandan",
                        "omodmc_guandan", "coach_guandan")
 TOPK_SCRIPTS = ("topk_ppo_guandan_k2", "topk_ppo_guandan_k3", "topk_ppo_guandan_k5")
 
 
 def script_argv(name: str, monkeypatch) -> list[str]:
-    """The ``cardrl`` command line an experiment script runs (its call of cardrl.cli.main, caught)."""
-    calls = []
-    monkeypatch.setattr(cardrl.cli, "main", lambda argv=None: calls.append(argv) or 0)
-    monkeypatch.setattr("sys.argv", [name])
-    with pytest.raises(SystemExit):
-        runpy.run_path(str(EXPERIMENTS / f"{name}.py"), run_name="__main__")
-    return calls[0]
+    """The ``cardrl`` command line of preset ``name`` (the experiment script it replaced ran the same)."""
+    return expand(["train", "--preset", name])
 
 
 @pytest.mark.parametrize("name", GUANDAN_DMC_SCRIPTS)

@@ -1,8 +1,7 @@
 """Which Q-network plays each seat (``module_mapping``): one per DouDiZhu seat with DouZero's features (DouZero), one
 shared network with Luo & Tan's unified features ("a single model that can be applied to all players", Luo & Tan
-2024, Appendix C), in Big2 and GuanDan, and in the experiment scripts of Luo & Tan's Tables 4, 8 and 10."""
+2024, Appendix C), in Big2 and GuanDan, and in the presets of Luo & Tan's Tables 4, 8 and 10."""
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -52,10 +51,10 @@ def test_a_mapping_that_does_not_apply_is_refused(make, message):
 
 
 def _script_argv(name: str) -> list[str]:
-    """The ``cardrl`` arguments an experiment script passes to ``main`` (its literal list before ``*sys.argv``)."""
-    tree = ast.parse((EXPERIMENTS / name).read_text())
-    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "main")
-    return [e.value for e in call.args[0].elts if isinstance(e, ast.Constant)]
+    """The ``cardrl`` arguments of the preset that replaced experiment script ``name``."""
+    from cardrl.presets import expand
+
+    return expand(["train", "--preset", name.removesuffix(".py")])
 
 
 @pytest.mark.parametrize("script,mapping", [("om_doudizhu.py", "shared"), ("omodmc_doudizhu.py", "shared"),
@@ -133,9 +132,10 @@ def test_the_big2_base_script_is_named_for_what_it_trains_not_bigzero():
     from cardrl.algorithms.dmc.train import build_config
     from cardrl.cli import build_parser
 
-    assert not (EXPERIMENTS / "dmc_big2.py").exists()
-    text = (EXPERIMENTS / "luo_tan_dmc_big2.py").read_text()
-    assert "This is not BigZero" in text
+    from cardrl.presets import presets
+
+    assert "dmc_big2" not in presets() and not (EXPERIMENTS / "dmc_big2.py").exists()
+    assert "not BigZero*" in presets()["luo_tan_dmc_big2"].reproduces
     config = build_config(build_parser().parse_args(_script_argv("luo_tan_dmc_big2.py")), say=lambda *a: None)
     assert (config.q_model, config.resolved_module_mapping()) == ("luo_tan", "shared")
     assert config.make_env().features.name == "luo_tan_v1"

@@ -251,28 +251,12 @@ def test_oracle_admc_and_coach_train_checkpoint_resume_and_play(game, env, ray_l
             plain.stop()
 
 
-# ---- the oracle schedule's length in the experiment scripts -------------------------------------------------------
+# ---- the oracle schedule's length in the presets --------------------------------------------------------------------
 def _script_argv(name: str) -> list:
-    """The arguments an experiment script passes to ``main`` before ``*sys.argv[1:]`` (names resolved from the
-    script's own imports)."""
-    import ast
-    import importlib
-    from pathlib import Path
+    """The arguments of the preset that replaced experiment script ``name``."""
+    from cardrl.presets import expand
 
-    tree = ast.parse((Path(__file__).resolve().parents[1] / "experiments" / name).read_text())
-    names = {alias.asname or alias.name: getattr(importlib.import_module(node.module), alias.name)
-             for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module.startswith("cardrl")
-             for alias in node.names}
-    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "main")
-    out = []
-    for e in call.args[0].elts:
-        if isinstance(e, ast.Constant):
-            out.append(e.value)
-        elif isinstance(e, ast.Name):
-            out.append(names[e.id])
-        elif isinstance(e, ast.Starred) and isinstance(e.value, ast.Name):
-            out.extend(names[e.value.id])
-    return out
+    return expand(["train", "--preset", name.removesuffix(".py")])
 
 
 @pytest.mark.parametrize("script", ["oadmcdou_doudizhu.py", "oracledou_doudizhu.py", "oadmc_big2.py",

@@ -38,7 +38,7 @@ def test_ray_job_submit_runs_dmc_training(ray_head, tmp_path):
     for _ in range(30):  # the head's job agent may come up later still: Ray answers "No available agent"
         job = subprocess.run(
             [ray_bin, "job", "submit", "--address", address, "--working-dir", str(ROOT / "experiments"), "--",
-             sys.executable, "dmc_doudizhu.py", "--stop-frames", "1000", "--num-env-runners", "1",
+             sys.executable, "-m", "cardrl.cli", "train", "--preset", "dmc_doudizhu", "--stop-frames", "1000", "--num-env-runners", "1",
              "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "0", "--eval-deals",
              "20", "--out", str(out)],
             env=env, capture_output=True, text=True, timeout=540)

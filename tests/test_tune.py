@@ -1,12 +1,11 @@
 """`cardrl tune`: space files are checked before anything runs (unknown options, domains and values that do not
-apply are refused naming what is allowed, through DMCConfig.validate()); every experiments/tune_*.py space applies to
+apply are refused naming what is allowed, through DMCConfig.validate()); every sweep preset's space applies to
 its game; and a real two-trial Ray Tune sweep runs on the 2-CPU local Ray (sampling in each trial's process),
 ranked on the evaluation's ADP, writing the table, results.json/CSV, the plot and a best checkpoint that the
 ``checkpoint:`` agent spec loads."""
 
 from __future__ import annotations
 
-import ast
 import json
 import time
 from pathlib import Path
@@ -15,9 +14,10 @@ import pytest
 
 from cardrl.algorithms.dmc.tune import SpaceError, check_space, load_space
 from cardrl.cli import build_parser, main
+from cardrl.presets import presets
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPTS = sorted((ROOT / "experiments").glob("tune_*.py"))
+SWEEPS = [p for p in presets().values() if p.space]  # the sweep presets (experiments/presets.py)
 
 
 def _space(tmp_path: Path, content) -> Path:
@@ -75,12 +75,9 @@ def test_the_command_refuses_a_bad_space_before_starting_ray(tmp_path, capsys):
     assert "grandmaster" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
-def test_every_experiment_space_applies_to_its_game(script):
-    tree = ast.parse(script.read_text())
-    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "id", None) == "run_space")
-    game, space = call.args[0].value, call.args[1].right.value  # run_space(GAME, <dir> / "spaces" / SPACE, OUT)
-    assert _check(ROOT / "experiments" / "spaces" / space, game) >= 1
+@pytest.mark.parametrize("preset", SWEEPS, ids=[p.name for p in SWEEPS])
+def test_every_experiment_space_applies_to_its_game(preset):
+    assert _check(ROOT / "experiments" / "spaces" / preset.space, preset.game) >= 1
 
 
 @pytest.mark.timeout(600)
