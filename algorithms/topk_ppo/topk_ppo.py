@@ -38,7 +38,9 @@ from ray.rllib.algorithms.ppo.ppo import PPO
 from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems, read_checkpoint_state
+from cardrl.algorithms.common.checkpoint_state import (IdentityCheckedState, identity_problems,
+                                                        read_checkpoint_state)
+from cardrl.algorithms.common.metrics import mean_returns
 from cardrl.algorithms.common.modules import learner_module_state, modules_by_agent
 from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_seat, one_shared_module
 from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfig
@@ -142,14 +144,11 @@ class TopKPPO(IdentityCheckedState, PPO):
                   "sampling_frames_per_s": self._frames_sampled / max(self._sample_seconds, 1e-9),
                   "candidate_scoring_share": self._scoring_seconds / max(self._sample_seconds, 1e-9),
                   "policy_forward_share": self._policy_seconds / max(self._sample_seconds, 1e-9)}
-        for key, value in values.items():
-            self.metrics.log_value(key, value, reduce=None, window=1)
-        for mid, n in steps.items():
-            self.metrics.log_value(("epochs_taken", mid), n, reduce=None, window=1)
-        if self._recent_returns:
-            for agent in self._recent_returns[0]:
-                mean = float(np.mean([r[agent] for r in self._recent_returns]))
-                self.metrics.log_value((ENV_RUNNER_RESULTS, "mean_return", agent), mean, reduce=None, window=1)
+        values["epochs_taken"] = dict(steps)
+        returns = mean_returns(self._recent_returns)
+        if returns:
+            values[ENV_RUNNER_RESULTS] = {"mean_return": returns}
+        self.metrics.log_dict(values, reduce=None, window=1)
 
     # ---- play ----------------------------------------------------------------------------------------------------
     def policy_modules(self) -> dict:
