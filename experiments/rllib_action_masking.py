@@ -24,6 +24,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
+from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.envs.rllib import register_cardrl_envs
 from cardrl.games.registry import get_game
 
@@ -34,7 +35,7 @@ def ppo_config(game: str, env_config: dict | None = None, hidden: int = 256, tra
     register_cardrl_envs()
     spec = get_game(game)
     # DouDiZhu: a network per role (the landlord's and the peasants' observations differ); Big2, GuanDan: one shared.
-    module_of = {agent: agent if spec.module_mapping == "per_agent" else "shared" for agent in spec.agents}
+    module_of = {agent: agent if default_module_mapping(spec) == "per_agent" else "shared" for agent in spec.agents}
     module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, model_config={"fcnet_hiddens": [hidden, hidden]})
     return (
         PPOConfig()

@@ -29,12 +29,16 @@ def test_unified_doudizhu_trains_one_shared_module_and_per_agent_stays_an_option
     assert _modules(DMCConfig().game("doudizhu").environment(env_config={"features": "unified"})) == ["shared"]
 
 
-def test_the_registry_gives_the_default_mapping_per_feature_encoder():
+def test_the_default_mapping_per_feature_encoder_follows_the_seats_state_sizes():
+    from cardrl.algorithms.common.game_defaults import default_module_mapping
+
     spec = get_game("doudizhu")
-    assert spec.default_module_mapping() == "per_agent" and spec.default_module_mapping("unified") == "shared"
-    assert get_game("big2").default_module_mapping() == "shared"
+    assert default_module_mapping(spec) == "per_agent" and default_module_mapping(spec, "unified") == "shared"
+    assert default_module_mapping(get_game("big2")) == "shared"
+    assert default_module_mapping(get_game("guandan")) == "shared"
+    assert default_module_mapping(get_game("guandan"), "danzero_keyed") == "shared"
     with pytest.raises(ValueError, match="features='nope' is unknown"):
-        spec.default_module_mapping("nope")
+        default_module_mapping(spec, "nope")
 
 
 @pytest.mark.parametrize("make,message", [

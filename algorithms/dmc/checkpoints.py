@@ -33,16 +33,19 @@ from typing import Any, Mapping
 
 from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.agents.q_agent import QAgent
+from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
+from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",
            "load_douzero_checkpoints", "DOUZERO_FILES", "MANIFEST", "write_manifest", "verify_checkpoint",
-           "IncompleteCheckpointError"]
+           "IncompleteCheckpointError", "read_checkpoint_counters", "read_checkpoint_state"]
 
 # The completion marker of a cardrl checkpoint directory: written last, after every file of the checkpoint is on disk,
 # it lists each file with its size. A directory without it (or whose files do not match it) is not a complete
 # checkpoint: a write that was cut short (docs/operations.md, "Checkpoints").
 MANIFEST = "cardrl_checkpoint.json"
+DMC_COUNTERS = "dmc_counters"  # the algorithm state's key of DMC's counters and identity (DMC.get_state)
 # Files every RLlib algorithm checkpoint has (the state file is .pkl or .msgpack); checked where there is no manifest
 # (checkpoints written before cardrl wrote one).
 _ALGORITHM_FILES = ("rllib_checkpoint.json", "class_and_ctor_args.pkl", "learner_group/learner/state.pkl")
@@ -128,6 +131,11 @@ DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ck
                  "landlord_up": "landlord_up.ckpt"}
 
 
+def read_checkpoint_counters(path) -> dict | None:
+    """The DMC counters and identity (game, network) saved in an algorithm checkpoint directory."""
+    return read_checkpoint_state(path).get(DMC_COUNTERS)
+
+
 def _module_root(path: Path) -> Path:
     """The directory holding one sub-directory per module: ``PATH/learner_group/learner/rl_module`` or PATH."""
     nested = path / "learner_group" / "learner" / "rl_module"
@@ -136,8 +144,6 @@ def _module_root(path: Path) -> Path:
 
 def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any]) -> dict:
     """An algorithm checkpoint's DMC counters; ValueError unless it was trained on ``game`` with the same move set."""
-    from cardrl.algorithms.dmc.dmc import read_checkpoint_counters
-
     counters = read_checkpoint_counters(root)
     if not counters:
         raise ValueError(f"{root} is an RLlib checkpoint but not a cardrl DMC one (no DMC counters)")
@@ -153,8 +159,6 @@ def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any
 
 def checkpoint_features(path: str | Path) -> str | None:
     """The feature encoder an algorithm checkpoint was trained with (None: not recorded, the game's default)."""
-    from cardrl.algorithms.dmc.dmc import read_checkpoint_counters
-
     root = Path(path)
     if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file():
         return (read_checkpoint_counters(root) or {}).get("features")
@@ -164,11 +168,13 @@ def checkpoint_features(path: str | Path) -> str | None:
 def _module_mapping_of(counters: Mapping[str, Any] | None, module_root: Path, spec) -> str:
     """The module mapping a checkpoint was trained with: recorded in its DMC counters; else (checkpoints written
     before it was recorded, or a bare module directory) ``"shared"`` when there is a ``shared`` module and not one
-    per agent, else the game's ``module_mapping`` (what every run used then)."""
+    per agent, else the game's default for its default features (what every run used then)."""
     if counters and counters.get("module_mapping"):
         return str(counters["module_mapping"])
     per_agent = all((module_root / agent).is_dir() for agent in spec.agents)
-    return "shared" if (module_root / "shared").is_dir() and not per_agent else spec.module_mapping
+    if (module_root / "shared").is_dir() and not per_agent:
+        return "shared"
+    return default_module_mapping(spec)
 
 
 def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, Any] | None = None,
@@ -177,7 +183,7 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     move set are checked when it is an algorithm checkpoint."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from cardrl.algorithms.dmc.dmc import MAPPINGS
+    from cardrl.algorithms.common.policy_mapping import MAPPINGS
 
     spec = get_game(game)
     options = spec.full_options(options)

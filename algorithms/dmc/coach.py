@@ -27,6 +27,11 @@ with cross-entropy and Adam (lr 1e-4, 128 games a batch).
 
 from __future__ import annotations
 
+import functools
+import tomllib
+from collections.abc import Mapping
+from importlib.resources import files
+from types import MappingProxyType
 from typing import Any
 
 import gymnasium as gym
@@ -38,6 +43,7 @@ from torch import nn
 
 from cardrl.algorithms.dmc.schedules import DOUZERO_PLUS_BETA, BetaSchedule
 from cardrl.features.deals import PAD, RANK_IDS, RANK_PAD, rank_ids
+from cardrl.games.registry import resolve
 
 __all__ = ["COACH", "COACH_HANDS", "CARD_IDS", "COACH_SIDE", "COACH_LOGITS", "CoachModule", "BetaSchedule", "rejects",
            "coach_loss", "coach_module_spec", "DOUZERO_PLUS_BETA"]
@@ -53,6 +59,21 @@ def rejects(probs: np.ndarray, beta: float) -> bool:
     """Whether a deal with predicted side probabilities ``probs`` is dealt again: one side above ``1 - beta``."""
     return beta > 0 and float(np.max(probs)) > 1.0 - beta
 
+
+@functools.cache
+def coach_encoders() -> Mapping[str, str]:
+    """Game name -> the ``"module:function"`` through which the coach reads its dealt games: DMC's per-game choice,
+    kept as data in ``coach_games.toml`` beside this module."""
+    text = files(__package__).joinpath("coach_games.toml").read_text()
+    return MappingProxyType(dict(tomllib.loads(text)["coach_encoders"]))
+
+
+def coach_hands(spec, engine, width: int) -> np.ndarray:
+    """The dealt game as the coach reads it (:func:`coach_encoders`); ValueError if the game has no encoder."""
+    encoder = coach_encoders().get(spec.name)
+    if encoder is None:
+        raise ValueError(f"{spec.name} has no coach encoder (coach_games.toml in cardrl.algorithms.dmc)")
+    return resolve(encoder)(engine, width)
 
 class CoachModule(TorchRLModule):
     """The coach (module docstring). model_config: ``seats``, ``width`` (cards per hand, padded), ``sides``,
@@ -78,7 +99,7 @@ class CoachModule(TorchRLModule):
     def encode_deal(self, spec, engine) -> np.ndarray:
         """``(seats, width)`` int16: the dealt hands of ``engine`` (a game of ``spec``, the game's registry entry) as
         this coach reads them."""
-        kinds = spec.coach_hands(engine, self.width)
+        kinds = coach_hands(spec, engine, self.width)
         return rank_ids(kinds) if self.card_ids == "ranks" else kinds
 
     def embedded(self, hands: torch.Tensor) -> torch.Tensor:

@@ -25,13 +25,12 @@ from collections import defaultdict
 import numpy as np
 import torch
 
-from cardrl.algorithms.card_env_runner import CardGameEnvRunner
 from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
+from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
 from cardrl.algorithms.dmc.centering import SeatReturnMean
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
 from cardrl.features.deals import winning_side
-
 
 
 def score_legal_moves(module, obs: np.ndarray, actions: list[np.ndarray],
@@ -125,59 +124,15 @@ def aux_labeller(config, game):
     return luo_tan
 
 
-class SegmentLabels:
-    """The frames of one game waiting for their Monte-Carlo return, by scoring segment.
-
-    A segment is the episode for DouDiZhu and Big2 (rewards come only at the end) and one deal for GuanDan matches
-    (DanZero labels each deal's samples with that deal's points). The env says how many segments have ended
-    (``segments_done``), what each paid per seat (``segment_payoffs(k)``) and whether those payoffs are final
-    (``segment_payoffs_final``): with DanZero+'s match bonus a GuanDan deal's label, its points plus +-1 for the
-    match's winner, is known only when the match ends, so the deal's frames wait until then. Every seat gets its
-    return, also one that never moved in a segment (a DouDiZhu landlord may go out with one 20-card move).
-    """
-
-    def __init__(self):
-        self.trajectories: dict[str, list] = defaultdict(list)  # agent -> frames of the running segment
-        self.seen = 0  # segments ended
-        self.pending: list[tuple[int, dict[str, list]]] = []  # ended segments whose payoffs are not final yet
-
-    def add(self, agent: str, frame) -> None:
-        self.trajectories[agent].append(frame)
-
-    def after_step(self, env) -> list[tuple[str, list, float]]:
-        """``(agent, frames, return)`` of every seat of every segment whose payoffs became final with this step."""
-        segments = env.segments_done
-        if segments != self.seen:
-            self.pending.append((self.seen, self.trajectories))
-            self.trajectories = defaultdict(list)
-            self.seen = segments
-        out = []
-        if self.pending and env.segment_payoffs_final:
-            for k, trajectories in self.pending:
-                payoffs = env.segment_payoffs(k)
-                out += [(a, trajectories.get(a, []), float(payoffs[seat])) for seat, a in enumerate(env.possible_agents)]
-            self.pending = []
-        return out
-
-
-class DMCEnvRunner(CardGameEnvRunner):
+class DMCEnvRunner(LockstepEnvRunner):
     """EnvRunner for :class:`~cardrl.algorithms.dmc.dmc.DMC` (see module docstring)."""
 
     def __init__(self, *, config, **kwargs):
         super().__init__(config=config, **kwargs)
-        torch.set_num_threads(1)  # one torch thread per Ray worker (docs/architecture.md, "RLlib facts")
-        self.num_envs = int(config.num_envs_per_env_runner)
         self.epsilon = float(config.epsilon)
-        base_seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-        self._rng = np.random.default_rng([base_seed, self.worker_index or 0])
-        self.envs = [config.make_env() for _ in range(self.num_envs)]
-        self.env = self.envs[0]
-        self.agent_to_module = {a: config.policy_mapping_fn(a, None) for a in self.env.possible_agents}
         self.target_scale = config.target_scales()
         self.target_baseline = (SeatReturnMean(config.target_baseline_rate)
                                 if getattr(config, "target_baseline", None) == "seat_mean" else None)
-        self.module = config.get_multi_rl_module_spec(inference_only=True).build()
-        self.module.foreach_module(lambda mid, m: m.eval())
         self.device = torch.device("cpu")
         if getattr(config, "gpu_inference", False):  # DMCConfig.validate() refused it where there is no GPU
             if not torch.cuda.is_available():
@@ -190,7 +145,6 @@ class DMCEnvRunner(CardGameEnvRunner):
                          if getattr(config, "actor_precision", "float32") == "bfloat16" else contextlib.nullcontext())
         # the learner reads the actor's Q only with ADMC (OADMCDou eq. 2); else moves chosen without Q go unscored
         self.score_every_move = getattr(config, "q_clip", None) == "admc"
-        self._weights_seq_no = 0
         # oracle guiding (OADMCDou eq. 1) and the coach (DouZero+): their scheduled values come with each request
         self.oracle_mode = config.oracle_mode if getattr(config, "oracle", None) is not None else None
         self.oracle_lambda = 0.0
@@ -200,11 +154,7 @@ class DMCEnvRunner(CardGameEnvRunner):
         self._coach_hands: list = [None] * self.num_envs  # each game's first deal as the coach read it
         protocol = config.game_spec.protocol
         self._scored = tuple(protocol.scored_seats(k) for k in range(len(protocol.arrangements)))
-        self._labels = [SegmentLabels() for _ in range(self.num_envs)]
-        self._episode_sums: list[dict] = [{} for _ in range(self.num_envs)]
-        for i in range(self.num_envs):
-            self._reset(i)
-        self._episode_returns: list[dict] = []
+        self._deal_all()
         self._episodes_done = 0
         self._deals_done = 0  # scoring segments (deals) ended since the last sample reply: the progress line's deals
         self.pruner = None

@@ -224,27 +224,35 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
     against the majority class of the held-out labels; for ``douzero_plus`` the per-rank count accuracy and log-loss
     against the same prior's count distribution. ``modules`` maps the game's agents to Q-modules with the opponent
     model (DouDiZhu with DouZero's features: one per role)."""
+    from cardrl.games.registry import get_game
+
+    spec = get_game(game)
+    model = next(iter(modules.values())).opponent_model
+    luo_tan = isinstance(model, LuoTanOpponentModel)
+    inputs, targets = _heldout_positions(spec, model if luo_tan else None, deals, seed, options, features)
+    out, rows = _heldout_predictions(modules, inputs, targets)
+    return _luo_tan_scores(out, rows) if luo_tan else _douzero_plus_scores(out, rows)
+
+
+def _heldout_positions(spec, luo_tan_model, deals: int, seed: int, options, features) -> tuple[dict, dict]:
+    """agent -> [(state, history)] of the held-out positions, and agent -> their labels and the prior (the luo_tan
+    model's labels when ``luo_tan_model`` is given, else DouZero+'s)."""
     import numpy as np
     from scipy.stats import hypergeom
 
     from cardrl.features import labels
-    from cardrl.games.registry import get_game
 
-    spec = get_game(game)
     engine = spec.make_engine(**dict(options or {}))
     encoder = spec.make_features(features)
-    luo_tan = isinstance(next(iter(modules.values())).opponent_model, LuoTanOpponentModel)
-    search = spec.make_search(engine) if luo_tan else None
-    k_classes = next(iter(modules.values())).opponent_model.k_classes if luo_tan else 0
-    inputs: dict[str, list] = {}  # agent -> [(state, history)]
-    targets: dict[str, list] = {}  # agent -> labels and the prior of each position
+    search = spec.make_search(engine) if luo_tan_model is not None else None
+    inputs: dict[str, list] = {}
+    targets: dict[str, list] = {}
     for seat in random_play_positions(engine, deals, seed):
         agent = spec.agents[seat]
-        state, history = encoder.split(encoder.encode(engine, seat), agent)
-        inputs.setdefault(agent, []).append((state, history))
-        if luo_tan:
+        inputs.setdefault(agent, []).append(encoder.split(encoder.encode(engine, seat), agent))
+        if luo_tan_model is not None:
             bits, mask = labels.hidden_card_labels(engine, seat)
-            k = labels.min_combination_labels(engine, seat, search, k_classes)
+            k = labels.min_combination_labels(engine, seat, search, luo_tan_model.k_classes)
             targets.setdefault(agent, []).append((bits, mask, k, labels.hidden_card_prior(engine, seat),
                                                    labels.hand_size_prior(engine, seat)))
         else:
@@ -254,6 +262,13 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
             prior = hypergeom.pmf(np.arange(5)[None, :], unseen.sum(), per_rank[:, None],
                                   held[(seat + 1) % len(held)].sum())  # the next hand: a draw of the unseen
             targets.setdefault(agent, []).append((labels.next_player_rank_counts(engine, seat), prior))
+    return inputs, targets
+
+
+def _heldout_predictions(modules, inputs: dict, targets: dict) -> tuple[dict[str, torch.Tensor], list[tuple]]:
+    """The opponent models' outputs on every position, agent after agent, and the positions' targets in that order."""
+    import numpy as np
+
     outputs: list[dict[str, torch.Tensor]] = []
     rows: list[tuple] = []
     with torch.no_grad():
@@ -263,33 +278,44 @@ def heldout_report(modules: Mapping[str, nn.Module], game: str, deals: int = 50,
                                                                        dtype=torch.float32)
             outputs.append(modules[agent].opponent_model(state, history))
             rows += targets[agent]
-    out = {key: torch.cat([o[key] for o in outputs]) for key in outputs[0]}
-    eps = 1e-7
-    if luo_tan:
-        bits = np.stack([r[0] for r in rows]).astype(np.float64)
-        mask = np.stack([r[1] for r in rows])
-        k = np.stack([r[2] for r in rows]).astype(np.int64)
-        prior = np.clip(np.stack([r[3] for r in rows]), eps, 1 - eps)
-        sizes = np.clip(np.stack([r[4] for r in rows]), eps, 1 - eps)
-        p = torch.sigmoid(out[OM_CARD_LOGITS]).numpy().astype(np.float64).clip(eps, 1 - eps)
+    return {key: torch.cat([o[key] for o in outputs]) for key in outputs[0]}, rows
 
-        def logloss(q):
-            return float(-(bits * np.log(q) + (1 - bits) * np.log(1 - q))[mask].mean())
 
-        k_true, k_pred = k[mask], out[OM_K_LOGITS].argmax(-1).numpy()[mask]
-        majority = np.bincount(k_true).argmax()
-        return {"positions": len(rows), "card_logloss": logloss(p), "prior_card_logloss": logloss(prior),
-                "hand_size_card_logloss": logloss(sizes),
-                "card_accuracy": float(((p > 0.5) == (bits > 0.5))[mask].mean()),
-                "prior_card_accuracy": float(((prior > 0.5) == (bits > 0.5))[mask].mean()),
-                "k_accuracy": float((k_pred == k_true).mean()), "k_within_1": float((abs(k_pred - k_true) <= 1).mean()),
-                "k_majority_accuracy": float((k_true == majority).mean()), "k_majority_class": int(majority)}
+_EPS = 1e-7
+
+
+def _luo_tan_scores(out: dict[str, torch.Tensor], rows: list[tuple]) -> dict[str, float]:
+    import numpy as np
+
+    bits = np.stack([r[0] for r in rows]).astype(np.float64)
+    mask = np.stack([r[1] for r in rows])
+    k = np.stack([r[2] for r in rows]).astype(np.int64)
+    prior = np.clip(np.stack([r[3] for r in rows]), _EPS, 1 - _EPS)
+    sizes = np.clip(np.stack([r[4] for r in rows]), _EPS, 1 - _EPS)
+    p = torch.sigmoid(out[OM_CARD_LOGITS]).numpy().astype(np.float64).clip(_EPS, 1 - _EPS)
+
+    def logloss(q):
+        return float(-(bits * np.log(q) + (1 - bits) * np.log(1 - q))[mask].mean())
+
+    k_true, k_pred = k[mask], out[OM_K_LOGITS].argmax(-1).numpy()[mask]
+    majority = np.bincount(k_true).argmax()
+    return {"positions": len(rows), "card_logloss": logloss(p), "prior_card_logloss": logloss(prior),
+            "hand_size_card_logloss": logloss(sizes),
+            "card_accuracy": float(((p > 0.5) == (bits > 0.5))[mask].mean()),
+            "prior_card_accuracy": float(((prior > 0.5) == (bits > 0.5))[mask].mean()),
+            "k_accuracy": float((k_pred == k_true).mean()), "k_within_1": float((abs(k_pred - k_true) <= 1).mean()),
+            "k_majority_accuracy": float((k_true == majority).mean()), "k_majority_class": int(majority)}
+
+
+def _douzero_plus_scores(out: dict[str, torch.Tensor], rows: list[tuple]) -> dict[str, float]:
+    import numpy as np
+
     counts = np.stack([r[0] for r in rows]).astype(np.int64)
     prior = np.stack([r[1] for r in rows])
     probs = torch.softmax(out[OM_COUNT_LOGITS], -1).numpy()
 
     def count_logloss(q):
-        return float(-np.log(np.take_along_axis(q, counts[..., None], -1).clip(eps)).mean())
+        return float(-np.log(np.take_along_axis(q, counts[..., None], -1).clip(_EPS)).mean())
 
     return {"positions": len(rows), "count_accuracy": float((probs.argmax(-1) == counts).mean()),
             "prior_count_accuracy": float((prior.argmax(-1) == counts).mean()),

@@ -46,8 +46,7 @@ class MaskedPPOAgent(Agent):
                                  f"and {self.num_actions}")
         self.modules = dict(modules)
         self.sample = bool(sample)
-        if name is not None:
-            self.name = name
+        self.name = self.name if name is None else name
         self.reset(seed)
 
     def reset(self, seed: int) -> None:
@@ -88,8 +87,7 @@ def _checkpoint_env(root: Path) -> tuple[str | None, dict]:
 def load_ppo_modules(path: str | Path, game: str) -> tuple[dict[str, Any], dict]:
     """``(agent name -> module (eval mode, CPU), env_config)`` of a masked-module PPO checkpoint of ``game``; ValueError
     when its env is another game's."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
+    from cardrl.algorithms.common.checkpoint_state import load_checkpoint_rl_modules
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
 
     spec = get_game(game)
@@ -99,16 +97,7 @@ def load_ppo_modules(path: str | Path, game: str) -> tuple[dict[str, Any], dict]
     env, env_config = _checkpoint_env(root)
     if env != f"cardrl/{spec.env_name}":
         raise ValueError(f"checkpoint {root} was trained on the env {env!r}, not on cardrl/{spec.env_name} ({game})")
-    mroot = root / "learner_group" / "learner" / "rl_module"
-    names = agent_to_module(spec.name)
-    missing = sorted({n for n in names.values() if not (mroot / n).is_dir()})
-    if missing:
-        raise ValueError(f"checkpoint {root} has no module(s) {missing} under {mroot}")
-    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
-    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
-    for module in loaded.values():
-        module.eval()
-    return {agent: loaded[n] for agent, n in names.items()}, env_config
+    return load_checkpoint_rl_modules(root, agent_to_module(spec.name), "module"), env_config
 
 
 def load_ppo_agent(path: str, game: str, options: Mapping[str, Any], module: str | None) -> MaskedPPOAgent:

@@ -27,6 +27,7 @@ from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
+from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
@@ -38,9 +39,11 @@ _MODULE_OPTIONS = ("hidden_sizes", "embedding_dim")
 
 
 def agent_to_module(game: str) -> dict[str, str]:
-    """Env agent -> module id under the game's module mapping (registry): the agent's own name, or ``"shared"``."""
+    """Env agent -> module id under the game's module mapping for its default features
+    (:func:`~cardrl.algorithms.common.game_defaults.default_module_mapping`): the agent's own name, or ``"shared"``."""
     spec = get_game(game)
-    return {a: (a if spec.module_mapping == "per_agent" else "shared") for a in spec.agents}
+    per_agent = default_module_mapping(spec) == "per_agent"
+    return {a: (a if per_agent else "shared") for a in spec.agents}
 
 
 def module_ids(game: str) -> list[str]:

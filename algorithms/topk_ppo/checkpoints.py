@@ -22,9 +22,10 @@ __all__ = ["register", "load_topk_ppo_modules", "load_topk_ppo_agent"]
 def load_topk_ppo_modules(path: str | Path, game: str) -> tuple[dict[str, Any], dict]:
     """``(agent name -> policy module (eval mode, CPU), checkpoint counters)`` of a top-k PPO checkpoint of ``game``;
     ValueError when it is not one, or of another game."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
-    from cardrl.algorithms.topk_ppo.topk_ppo import MAPPINGS, read_counters
+    from cardrl.algorithms.common.checkpoint_state import load_checkpoint_rl_modules
+    from cardrl.algorithms.common.game_defaults import default_module_mapping
+    from cardrl.algorithms.common.policy_mapping import MAPPINGS
+    from cardrl.algorithms.topk_ppo.topk_ppo import read_counters
 
     spec = get_game(game)
     root = Path(path)
@@ -36,16 +37,8 @@ def load_topk_ppo_modules(path: str | Path, game: str) -> tuple[dict[str, Any], 
     if counters.get("game") != spec.env_name:
         raise ValueError(f"checkpoint {root} was trained on {counters.get('game')!r}, not on {game!r} "
                          f"({spec.env_name!r})")
-    mroot = root / "learner_group" / "learner" / "rl_module"
-    names = {agent: MAPPINGS[spec.module_mapping](agent) for agent in spec.agents}
-    missing = sorted({n for n in names.values() if not (mroot / n).is_dir()})
-    if missing:
-        raise ValueError(f"checkpoint {root} has no policy module(s) {missing} under {mroot}")
-    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
-    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
-    for module in loaded.values():
-        module.eval()
-    return {agent: loaded[n] for agent, n in names.items()}, counters
+    names = {agent: MAPPINGS[default_module_mapping(spec)](agent) for agent in spec.agents}
+    return load_checkpoint_rl_modules(root, names, "policy module"), counters
 
 
 def load_topk_ppo_agent(path: str, game: str, options: Mapping[str, Any], module: str | None):

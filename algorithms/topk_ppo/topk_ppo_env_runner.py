@@ -13,9 +13,9 @@ At each tick (DanZero+, Zhao, Lu, Zhao, Zhou, Li 2024, Sec. IV-D and Fig. 5):
 
 A position with a single legal move is played without asking either network and leaves no sample, as the authors'
 client does. When a deal ends (GuanDan) or a game ends (DouDiZhu, Big2) and its payoffs are final
-(:class:`~cardrl.algorithms.dmc.dmc_env_runner.SegmentLabels`; with GuanDan's match bonus, at the match's end), each
+(:class:`~cardrl.algorithms.common.env_runner.SegmentLabels`; with GuanDan's match bonus, at the match's end), each
 player's decisions of that deal become one GAE trajectory (:func:`~cardrl.algorithms.topk_ppo.gae.gae`): reward 0
-except the deal's payoff (times the game's ``target_scale``, DouDiZhu's landlord 0.5) on its last decision, done there.
+except the deal's payoff (times the seat's target scale, DouDiZhu's landlord 0.5) on its last decision, done there.
 DanZero+'s match reward (``match_bonus``) is added once, to each player's last decision of the match, as the authors'
 PPO actor adds it (``actor_torch/actor.py``: ``rewards[-1] += 1`` or ``-= 1`` at the match's end), not to every deal
 as DMC's targets get it (``env.segment_bonus`` is the part of each deal's payoff to move).
@@ -31,8 +31,9 @@ from collections import defaultdict
 import numpy as np
 import torch
 
-from cardrl.algorithms.card_env_runner import CardGameEnvRunner
-from cardrl.algorithms.dmc.dmc_env_runner import SegmentLabels, score_legal_moves
+from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
+from cardrl.algorithms.common.game_defaults import target_scales
+from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
 from cardrl.algorithms.topk_ppo.candidates import candidate_block, topk_candidates
 from cardrl.algorithms.topk_ppo.gae import gae
 from cardrl.algorithms.topk_ppo.level_a import level_a_counters
@@ -45,31 +46,18 @@ DONES = "dones"  # 1 on a player's last decision of a deal (GAE's episode bounda
 CANDIDATE_IDS = "candidate_ids"  # the action ids of the candidates (-1 for padding); for inspection and tests
 
 
-class TopKPPOEnvRunner(CardGameEnvRunner):
+class TopKPPOEnvRunner(LockstepEnvRunner):
     """EnvRunner of :class:`~cardrl.algorithms.topk_ppo.topk_ppo.TopKPPO` (module docstring)."""
+
+    seeds_torch = True  # the policy's slot is sampled with torch
 
     def __init__(self, *, config, **kwargs):
         super().__init__(config=config, **kwargs)
-        torch.set_num_threads(1)  # one torch thread per Ray worker (docs/architecture.md, "RLlib facts")
         self.k = int(config.k)
-        self.num_envs = int(config.num_envs_per_env_runner)
-        base_seed = config.seed if config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-        self._rng = np.random.default_rng([base_seed, self.worker_index or 0])
-        torch.manual_seed(int(self._rng.integers(2**31)))
-        self.envs = [config.make_env() for _ in range(self.num_envs)]
-        self.env = self.envs[0]
-        self.agent_to_module = {a: config.policy_mapping_fn(a, None) for a in self.env.possible_agents}
-        self.target_scale = dict(config.game_spec.target_scale)
+        self.target_scale = target_scales(self.env)
         self.level_a = config.uses_level_a()
         self.gamma, self.lambda_ = float(config.gamma), float(config.lambda_)
-        self.module = config.get_multi_rl_module_spec(inference_only=True).build()
-        self.module.foreach_module(lambda mid, m: m.eval())
-        self._weights_seq_no = 0
-        self._labels = [SegmentLabels() for _ in range(self.num_envs)]
-        self._episode_sums: list[dict] = [{} for _ in range(self.num_envs)]
-        for i in range(self.num_envs):
-            self._reset(i)
-        self._episode_returns: list[dict] = []
+        self._deal_all()
         self._timers = dict.fromkeys(("scoring", "policy"), 0.0)
 
     def _reset(self, i: int) -> None:
@@ -194,7 +182,3 @@ class TopKPPOEnvRunner(CardGameEnvRunner):
         cols[DONES].append(dones)
         cols[ADVANTAGES].append(advantages)
         cols[VALUE_TARGETS].append(targets)
-
-    def _pop_episode_returns(self) -> list[dict]:
-        out, self._episode_returns = self._episode_returns, []
-        return out

@@ -29,7 +29,7 @@ from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_DIST_INPUTS, ACTION_LOGP, ACTIONS, ADVANTAGES, EMBEDDINGS, VALUE_TARGETS)
 
 if TYPE_CHECKING:
-    from cardrl.algorithms.topk_ppo.topk_ppo import TopKPPOConfig
+    from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfig
 
 # Metric names (per module).
 APPROX_KL_KEY = "approx_kl"

@@ -1,7 +1,7 @@
 """The game registry: one :class:`GameSpec` per game, the single place where what differs by game is written down.
 
 Everything outside a game's own modules asks the registry: the envs (agent names, features, the env module), the
-evaluation (seat arrangements and scoring), DMC (module mapping, default Q-network, per-side targets), the search
+evaluation (seat arrangements and scoring), DMC (each encoder's default Q-network), the search
 (Minimum Combination Search and eq. 2's N) and the agent specs (rule agents). A new game is an engine (a subclass of
 :class:`~cardrl.games.engine.Engine`), a feature encoder, optionally an env module and rule agents, and one
 :func:`register_game` call; docs/extending.md walks through it.
@@ -103,16 +103,9 @@ class GameSpec:
             them (deal files) in today's form.
         features: feature encoder name -> class (constructed without arguments); the first is the default.
         protocol: the :class:`EvalProtocol`.
-        module_mapping: ``"per_agent"`` (one Q-network per agent name, DouZero) or ``"shared"`` (one for all).
-        module_mapping_by_features: feature encoder name -> the module mapping for those features where it differs
-            from ``module_mapping`` (DouDiZhu's unified features carry each seat's identity and camp bits so that one
-            network plays every seat: Luo & Tan 2024, Appendix C).
-        target_scale: agent -> factor from its zero-sum payoff to its DMC target (DouDiZhu's landlord pays 2x).
         search: optional ``f(engine) -> search`` giving the game's Minimum Combination Search (Luo & Tan, Alg. 2).
         average_initial_cards: N of Luo & Tan's eq. 2 (the average number of cards a player is dealt).
         agent_kinds: agent-spec kind -> ``f(options) -> Agent`` for the game's own agents (``rule``, ...).
-        coach_encoder: optional ``f(engine, width) -> (seats, width)`` encoding a dealt game for a coach network that
-            predicts which side wins (DouZero+; the games here use :func:`cardrl.features.deals.initial_hands`).
         env: the env module (``raw_env`` / ``env`` inside), or ``None`` for the generic
             :class:`cardrl.envs.card_game.CardGameEnv`.
         env_name: the env's versioned name (``"doudizhu_v0"``), also its RLlib registration ``cardrl/<env_name>``.
@@ -131,13 +124,9 @@ class GameSpec:
     protocol: EvalProtocol
     normalise_options: Ref | None = None
     upgrade_stored_options: Ref | None = None
-    module_mapping: str = "shared"
-    module_mapping_by_features: Mapping[str, str] = field(default_factory=dict)
-    target_scale: Mapping[str, float] = field(default_factory=dict)
     search: Ref | None = None
     average_initial_cards: float | None = None
     agent_kinds: Mapping[str, Ref] = field(default_factory=dict)
-    coach_encoder: Ref | None = None
     env: str | None = None
     env_name: str = ""
     peers: tuple[str, ...] = ()
@@ -146,15 +135,6 @@ class GameSpec:
     def __post_init__(self):
         if not self.features:
             raise ValueError(f"game {self.name!r}: a GameSpec needs at least one feature encoder")
-        if self.module_mapping not in ("per_agent", "shared"):
-            raise ValueError(f"game {self.name!r}: module_mapping must be 'per_agent' or 'shared'")
-        for features, mapping in dict(self.module_mapping_by_features).items():
-            if features not in self.features:
-                raise ValueError(f"game {self.name!r}: module_mapping_by_features names features {features!r}; its "
-                                 f"features are {sorted(self.features)}")
-            if mapping not in ("per_agent", "shared"):
-                raise ValueError(f"game {self.name!r}: module_mapping_by_features[{features!r}] must be 'per_agent' "
-                                 f"or 'shared', got {mapping!r}")
         if len(set(self.agents)) != len(self.agents):
             raise ValueError(f"game {self.name!r}: agent names must be distinct, got {self.agents}")
         for k, seats in enumerate(self.protocol.arrangements):
@@ -162,7 +142,7 @@ class GameSpec:
                 raise ValueError(f"game {self.name!r}: arrangement {k} names seats {seats} outside 0..{len(self.agents) - 1}")
         if (self.search is None) != (self.average_initial_cards is None):
             raise ValueError(f"game {self.name!r}: search and average_initial_cards come together")
-        for name in ("rule_options", "features", "module_mapping_by_features", "target_scale", "agent_kinds"):
+        for name in ("rule_options", "features", "agent_kinds"):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
         if not self.env_name:
             object.__setattr__(self, "env_name", f"{self.name}_v0")
@@ -184,15 +164,6 @@ class GameSpec:
     def rewards(self) -> tuple[str, ...]:
         """The payoff kinds of the engine; the first is the default."""
         return tuple(self.engine_class.rewards)
-
-    def default_module_mapping(self, features: str | None = None) -> str:
-        """The module mapping DMC uses by default with a feature encoder (default: the game's first):
-        ``module_mapping_by_features`` where it names the encoder, else ``module_mapping``."""
-        name = self.default_features if features is None else features
-        if name not in self.features:
-            raise ValueError(f"features={name!r} is unknown; allowed: {sorted(self.features)} (the {self.name} "
-                             f"encoders)")
-        return self.module_mapping_by_features.get(name, self.module_mapping)
 
     def seat_of(self, agent: str) -> int:
         try:
@@ -239,12 +210,6 @@ class GameSpec:
             raise ValueError(f"{self.name} has no Minimum Combination Search; games with one: "
                              f"{[g for g in game_names() if get_game(g).search is not None]}")
         return resolve(self.search)(engine)
-
-    def coach_hands(self, engine, width: int):
-        """The dealt game as a coach network reads it (``coach_encoder``); ValueError if the game has no encoder."""
-        if self.coach_encoder is None:
-            raise ValueError(f"{self.name} has no coach encoder (GameSpec.coach_encoder)")
-        return resolve(self.coach_encoder)(engine, width)
 
     def agent_kind(self, kind: str) -> Callable[[Mapping[str, Any]], Any] | None:
         """The factory ``f(options) -> Agent`` of a game-specific agent kind, or None."""
@@ -299,11 +264,9 @@ register_game(GameSpec(
     protocol=EvalProtocol(arrangements=((0,), (1, 2)), labels=("A landlord", "A peasants"),
                           sides=("landlord", "peasants"),
                           reward="adp", win_reward="wp", required_options={"bidding": False}),
-    module_mapping="per_agent", module_mapping_by_features={"unified": "shared"}, target_scale={"landlord": 0.5},
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=54 / 3,
     agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
                  "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},
-    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.doudizhu_v0", peers=("douzero", "rlcard", "open_spiel"),
     notation="cardrl.games.notation:DouDizhuNotation",
 ))
@@ -317,10 +280,8 @@ register_game(GameSpec(
     protocol=EvalProtocol(arrangements=((0,), (1,), (2,), (3,)),
                           labels=("A seat 0", "A seat 1", "A seat 2", "A seat 3"),
                           sides=("west", "south", "east", "north")),
-    module_mapping="shared",
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=13.0,
     agent_kinds={"rule": "cardrl.agents.big2_rule:Big2RuleAgent.from_rule_options"},
-    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.big2_v0",
     notation="cardrl.games.notation:Big2Notation",
 ))
@@ -337,11 +298,9 @@ register_game(GameSpec(
     protocol=EvalProtocol(arrangements=((0, 2), (1, 3)), labels=("A team 0", "A team 1"),
                           sides=("team_0", "team_1"), scored=((0,), (1,)),
                           deal_options={"match": False}, unit="match", training_options=("match_bonus",)),
-    module_mapping="shared",
     search="cardrl.search.guandan_mcs:search_for_engine", average_initial_cards=108 / 4,
     agent_kinds={"rule": "cardrl.agents.guandan_rule:GuanDanShedAgent.from_rule_options",
                  "rule-control": "cardrl.agents.guandan_rule:GuanDanControlAgent.from_rule_options"},
-    coach_encoder="cardrl.features.deals:initial_hands",
     env="cardrl.envs.guandan_v0",
     notation="cardrl.games.notation:GuanDanNotation",
 ))

@@ -190,5 +190,4 @@ DUEL = GameSpec(
     name="duel", title="Duel", engine=DuelGame, agents=("north", "south"), rule_options={"double": False},
     features={"duel": DuelFeatures},
     protocol=EvalProtocol(arrangements=((0,), (1,)), labels=("A first", "A second"), sides=("first", "second")),
-    module_mapping="shared",
 )

@@ -1,0 +1,148 @@
+"""How :class:`~cardrl.algorithms.dmc.dmc.DMC` samples: one sample request in flight per remote env runner, each
+carrying the newest weights, so that runners sample while the learner updates; replies go into each module's bounded
+buffer (:meth:`DMCSampling._ingest`).
+
+Fault tolerance (docs/operations.md): an env runner that dies is restarted by Ray (``restart_failed_env_runners``) and
+brought back by :meth:`DMCSampling.restore_env_runners` with the learner's current weights and a fresh seed; its
+sample request in flight is lost (``env_runner_samples_lost``).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import ray
+
+from cardrl.algorithms.common.modules import learner_module_state
+
+__all__ = ["DMCSampling", "SAMPLE_TAG"]
+
+SAMPLE_TAG = "dmc_sample"  # the tag of DMC's sample requests to remote env runners
+
+
+class DMCSampling:
+    """The sampling half of :class:`~cardrl.algorithms.dmc.dmc.DMC` (module docstring); DMC's ``setup`` makes the
+    buffers and counters it uses."""
+
+    def _weights(self):
+        """The learner's current weights, put in Ray's object store once per update when runners are remote."""
+        if self._weights_ref is None:
+            state = learner_module_state(self.learner_group)
+            self._weights_ref = ray.put(state) if self.env_runner_group.num_remote_env_runners() else state
+        return self._weights_ref
+
+    def _collect(self) -> list[dict]:
+        """Samples that are ready. With remote runners every healthy runner is handed a new request (with the newest
+        weights) as soon as its last one returns, so runners keep sampling while the learner updates.
+
+        A runner that died is marked unhealthy by RLlib when its request fails (its request is lost and counted in
+        ``env_runner_samples_lost``); the others go on sampling, and it is handed requests again once
+        :meth:`restore_env_runners` brought it back (RLlib calls that before every training step; here too when no
+        runner is left)."""
+        kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no,
+                  "schedules": self.config.schedule_values(self._frames_trained)}
+        group = self.env_runner_group
+        if group.num_remote_env_runners() == 0:
+            return [self.env_runner.sample(**kwargs)]
+        results: list[dict] = []
+        timeout = 0.0
+        while True:
+            ready = group.fetch_ready_async_reqs(tags=SAMPLE_TAG, timeout_seconds=timeout)
+            for runner_id, result in ready:
+                self._in_flight[runner_id] = max(0, self._in_flight.get(runner_id, 0) - 1)
+                if result is not None:  # None: replies to RLlib's own state syncs
+                    results.append(result)
+            healthy = group.healthy_env_runner_ids()
+            for runner_id in [r for r in self._in_flight if r not in healthy]:  # died with requests in flight
+                self._samples_lost += self._in_flight.pop(runner_id)
+            for runner_id in healthy:
+                sent = group.foreach_env_runner_async("sample", tag=SAMPLE_TAG, kwargs=kwargs,
+                                                      remote_worker_ids=[runner_id])
+                self._in_flight[runner_id] = self._in_flight.get(runner_id, 0) + sent
+            if results:
+                return results
+            if not healthy:
+                self._wait_for_env_runners()
+            if self.config.driver_sample_frames > 0 and self.env_runner is not None:
+                # nothing ready: the driver's core would idle until a remote sample comes; it plays a little itself
+                results.append(self.env_runner.sample(num_frames=self.config.driver_sample_frames, **kwargs))
+                timeout = 0.0
+                continue
+            timeout = 0.05
+
+    def _wait_for_env_runners(self) -> None:
+        """Every remote runner is down: wait until Ray restarted one (and bring it back), or fail saying why."""
+        cfg = self.config
+        count = self.env_runner_group.num_remote_env_runners()
+        if not cfg.restart_failed_env_runners:
+            raise RuntimeError(f"all {count} DMC env runner(s) failed and restart_failed_env_runners is False, so "
+                               f"nothing samples: turn it on (DMCConfig().fault_tolerance(restart_failed_env_runners="
+                               f"True), the default) to have Ray restart them")
+        deadline = time.time() + cfg.env_runner_restore_timeout_s
+        while time.time() < deadline:
+            restored = self.restore_env_runners(self.env_runner_group)
+            if restored:
+                self._make_on_env_runners_recreated_callbacks(config=cfg, env_runner_group=self.env_runner_group,
+                                                              restored_env_runner_indices=restored)
+                return
+            time.sleep(0.2)
+        raise RuntimeError(f"all {count} DMC env runner(s) failed and none came back within "
+                           f"env_runner_restore_timeout_s={cfg.env_runner_restore_timeout_s:g}s (restarts so far: "
+                           f"{self._env_runner_restarts}; at most max_num_env_runner_restarts="
+                           f"{cfg.max_num_env_runner_restarts} per runner)")
+
+    def _runner_entropy(self, *extra: int) -> list[int]:
+        """The seed material of reseeded runners: (seed, frames trained, *extra); each runner adds its index."""
+        seed = self.config.seed if self.config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+        return [int(seed), int(self._frames_trained), *map(int, extra)]
+
+    def restore_env_runners(self, env_runner_group) -> list[int]:
+        """Bring back the runners Ray restarted: each gets the learner's current weights (with their sequence
+        number, so that weight lag stays meaningful) and a seed of its own (seed, frames trained, restarts), so that
+        a restarted runner does not replay the deals it played before. The evaluation runner group is RLlib's."""
+        if env_runner_group is not self.env_runner_group:
+            return super().restore_env_runners(env_runner_group)
+        restored = env_runner_group.probe_unhealthy_env_runners()
+        if not restored:
+            return []
+        self._counters["total_num_restored_workers"] += len(restored)
+        self._env_runner_restarts += len(restored)
+        weights, seq, entropy = self._weights(), self._weights_seq_no, self._runner_entropy(self._env_runner_restarts)
+
+        def sync(runner) -> None:
+            runner.load_weights(weights, seq)
+            runner.reseed(entropy)
+
+        env_runner_group.foreach_env_runner(sync, remote_worker_ids=restored, local_env_runner=False,
+                                            timeout_seconds=self.config.env_runner_restore_timeout_s)
+        for runner_id in restored:
+            self._in_flight[runner_id] = 0
+        return restored
+
+    def _reseed_runners(self) -> None:
+        """Reseed every runner from (seed, frames trained): a restored run does not replay the original's deals."""
+        entropy = self._runner_entropy()
+        self.env_runner_group.foreach_env_runner(lambda runner: runner.reseed(entropy), local_env_runner=True)
+
+    def _ingest(self, result: dict) -> None:
+        """Add a runner's sample reply to the modules' buffers and the counters."""
+        made_at = time.time()
+        for mid, cols in result["batch"].items():
+            self._buffers[mid].add(cols, result["weights_seq_no"], made_at)
+            self._module_frames_sampled[mid] += len(next(iter(cols.values())))
+        self._frames_sampled += result["frames"]
+        self._episodes += len(result["episodes"])
+        self._deals += result.get("deals", 0)
+        self._recent_returns.extend(result["episodes"])
+        self._lags.append(self._weights_seq_no - result["weights_seq_no"])
+        pruning = result.get("pruning")
+        if pruning:
+            self._prune_counts[0] += pruning[0]
+            self._prune_counts[1] += pruning[1]
+        if result.get("target_baselines"):  # the newest runner's word per seat (runners agree to a few hundredths)
+            self._target_baselines.update(result["target_baselines"])
+        coach = result.get("coach")
+        if coach:
+            self._coach_counts[0] += coach[0]
+            self._coach_counts[1] += coach[1]

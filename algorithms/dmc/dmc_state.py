@@ -1,0 +1,104 @@
+"""How :class:`~cardrl.algorithms.dmc.dmc.DMC` checkpoints: RLlib saves the learner and runner states; DMC's counters
+(frames, episodes, deals, restarts), its identity (game, features, networks, options that change the modules) and
+the driver's ``run_info`` ride along in the algorithm state. Checkpoints written by :meth:`DMCCheckpointing.
+save_to_path` end with a completion marker (``cardrl_checkpoint.json``) that :meth:`DMCCheckpointing.restore_from_path`
+checks. The frame buffers are not saved: a restored run starts with empty buffers, and its runners are reseeded from
+(seed, frames trained) so that it does not replay the deals of the run it continues.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from cardrl.algorithms.common.game_defaults import default_module_mapping
+from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
+from cardrl.algorithms.dmc.checkpoints import DMC_COUNTERS, verify_checkpoint
+
+__all__ = ["DMCCheckpointing", "DMC_COUNTERS", "DMC_RUN"]
+
+DMC_RUN = "dmc_run"  # the algorithm state's key of what the driver keeps for a resume (run_info)
+
+
+def _local_path(path, kwargs: dict) -> bool:
+    """Whether a checkpoint save or restore is on the local disk (no ``filesystem`` argument, no URI): where cardrl
+    writes and checks its completion marker."""
+    return kwargs.get("filesystem") is None and "://" not in str(path)
+
+
+class DMCCheckpointing(IdentityCheckedState):
+    """The checkpoint half of :class:`~cardrl.algorithms.dmc.dmc.DMC` (module docstring)."""
+
+    COUNTERS_KEY = DMC_COUNTERS
+
+    def get_state(self, components=None, *, not_components=None, **kwargs):
+        state = super().get_state(components, not_components=not_components, **kwargs)
+        state[DMC_COUNTERS] = self._counters_state()
+        state[DMC_RUN] = dict(self.run_info)
+        return state
+
+    def _counters_state(self) -> dict:
+        return {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
+                "episodes": self._episodes, "deals": self._deals, "weights_seq_no": self._weights_seq_no,
+                "env_runner_restarts": self._env_runner_restarts, "env_runner_samples_lost": self._samples_lost,
+                "play_options": self.play_options().to_dict(), **self._identity()}
+
+    def save_to_path(self, path=None, *args, **kwargs) -> str:
+        """RLlib's checkpoint, then its completion marker ``cardrl_checkpoint.json`` (every file with its size:
+        :func:`~cardrl.algorithms.dmc.checkpoints.write_manifest`). An old marker is removed first, so a directory
+        written over and cut short has none. (Local paths only: a ``filesystem`` argument skips the marker.)"""
+        from cardrl.algorithms.dmc.checkpoints import MANIFEST, write_manifest
+
+        local = _local_path(path, kwargs)  # path None: RLlib writes to a local temporary directory
+        if local and path is not None and (Path(path) / MANIFEST).is_file():
+            (Path(path) / MANIFEST).unlink()
+        out = super().save_to_path(path, *args, **kwargs)
+        if local:
+            write_manifest(out, {**self._counters_state(), "training_iteration": self.iteration})
+        return out
+
+    def _identity(self) -> dict:
+        """What a checkpoint must agree on to be restored into this algorithm."""
+        cfg = self.config
+        return {"game": cfg.game_spec.env_name, "q_model": cfg.q_model, "opponent_model": cfg.opponent_model,
+                "features": (cfg.env_config or {}).get("features") or cfg.game_spec.default_features,
+                "oracle": cfg.oracle is not None, "coach": bool(cfg.coach),
+                "module_mapping": cfg.resolved_module_mapping(),
+                **({"coach_input": cfg.coach_input} if cfg.coach else {}),
+                "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
+                "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
+
+    def _check_identity(self, counters: dict | None, where: str) -> None:
+        """ValueError unless ``counters`` (a checkpoint's) agree with this algorithm's identity."""
+        if not counters:
+            raise ValueError(f"{where} is not a cardrl DMC checkpoint (it has no DMC state)")
+        # keys older checkpoints lack had one value then: no opponent model, oracle or coach, the game's features,
+        # the game's module mapping whatever the features, the coach reading card kinds
+        older = {"opponent_model": None, "oracle": False, "coach": False,
+                 "features": self.config.game_spec.default_features,
+                 "module_mapping": default_module_mapping(self.config.game_spec), "coach_input": "kinds"}
+        diffs = identity_problems(self._identity(), counters, older)
+        if diffs:
+            raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")
+
+    def _before_restore(self, path, kwargs: dict) -> None:
+        if _local_path(path, kwargs):
+            verify_checkpoint(path)  # a checkpoint whose write was cut short is refused, naming what is missing
+
+    def _restore_counters(self, counters: dict) -> None:
+        self._frames_trained = counters["frames_trained"]
+        self._frames_sampled = counters["frames_sampled"]
+        self._episodes = counters["episodes"]
+        self._deals = counters.get("deals", 0)
+        self._weights_seq_no = counters["weights_seq_no"]
+        self._env_runner_restarts = counters.get("env_runner_restarts", 0)
+        self._samples_lost = counters.get("env_runner_samples_lost", 0)
+        self._weights_ref = None
+        self._counted_from = (self._frames_trained, self._episodes)
+        self._start = time.time()
+        self._reseed_runners()
+
+    def set_state(self, state) -> None:
+        super().set_state(state)
+        if DMC_RUN in state:
+            self.run_info = dict(state[DMC_RUN] or {})
