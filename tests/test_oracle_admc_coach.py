@@ -204,7 +204,7 @@ def test_a_coach_on_a_game_without_a_coach_encoder_is_refused():
 
     register_game(DUEL, replace=True)
     try:
-        with pytest.raises(ValueError, match=r"coach=True needs a game with a coach encoder \(coach_games.toml in "
+        with pytest.raises(ValueError, match=r"coach=True needs a game with a coach encoder \(coach_games.json in "
                            r"cardrl.algorithms.dmc\); duel has none"):
             DMCConfig().game("duel").training(coach=True).validate()
     finally:

@@ -28,7 +28,7 @@ with cross-entropy and Adam (lr 1e-4, 128 games a batch).
 from __future__ import annotations
 
 import functools
-import tomllib
+import json
 from collections.abc import Mapping
 from importlib.resources import files
 from types import MappingProxyType
@@ -63,16 +63,16 @@ def rejects(probs: np.ndarray, beta: float) -> bool:
 @functools.cache
 def coach_encoders() -> Mapping[str, str]:
     """Game name -> the ``"module:function"`` through which the coach reads its dealt games: DMC's per-game choice,
-    kept as data in ``coach_games.toml`` beside this module."""
-    text = files(__package__).joinpath("coach_games.toml").read_text()
-    return MappingProxyType(dict(tomllib.loads(text)["coach_encoders"]))
+    kept as data in ``coach_games.json`` beside this module."""
+    text = files(__package__).joinpath("coach_games.json").read_text()
+    return MappingProxyType(dict(json.loads(text)["coach_encoders"]))
 
 
 def coach_hands(spec, engine, width: int) -> np.ndarray:
     """The dealt game as the coach reads it (:func:`coach_encoders`); ValueError if the game has no encoder."""
     encoder = coach_encoders().get(spec.name)
     if encoder is None:
-        raise ValueError(f"{spec.name} has no coach encoder (coach_games.toml in cardrl.algorithms.dmc)")
+        raise ValueError(f"{spec.name} has no coach encoder (coach_games.json in cardrl.algorithms.dmc)")
     return resolve(encoder)(engine, width)
 
 class CoachModule(TorchRLModule):

@@ -252,7 +252,7 @@ def coach(config) -> list[str]:
         return []
     spec, errors = config.game_spec, []
     if spec.name not in coach_encoders():
-        errors.append(f"coach=True needs a game with a coach encoder (coach_games.toml in cardrl.algorithms.dmc); "
+        errors.append(f"coach=True needs a game with a coach encoder (coach_games.json in cardrl.algorithms.dmc); "
                       f"{spec.name} has none")
     errors += config.beta_schedule().problems()
     errors += [f"{name}={getattr(config, name)!r} must be a positive int"
