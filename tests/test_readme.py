@@ -1,5 +1,6 @@
 """The README as a newcomer's page: at most 150 lines, the two fresh-machine commands first, every `cardrl` command
-it prints accepted by the CLI's parser, and every relative link of the README and docs/ resolving (file and anchor)."""
+it and docs/usage.md print accepted by the CLI's parser, and every relative link of the README and docs/ resolving
+(file and anchor)."""
 
 from __future__ import annotations
 
@@ -55,8 +56,12 @@ def _train_knows_presets() -> bool:
     return "--preset" in out.getvalue()
 
 
-@pytest.mark.parametrize("line", [line for line in _bash_lines(README.read_text()) if _cardrl_argv(line)])
-def test_every_cardrl_command_of_the_readme_parses(line):
+COMMAND_PAGES = [README, ROOT / "docs" / "usage.md"]
+
+
+@pytest.mark.parametrize("line", [line for page in COMMAND_PAGES for line in _bash_lines(page.read_text())
+                                  if _cardrl_argv(line)])
+def test_every_cardrl_command_of_the_readme_and_the_usage_page_parses(line):
     from cardrl.cli import build_parser
 
     argv = _cardrl_argv(line)
