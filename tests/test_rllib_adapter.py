@@ -120,16 +120,16 @@ def test_a_masked_ppo_module_saved_with_the_old_layout_still_loads_and_plays(tmp
 
 @pytest.mark.slow
 def test_the_readmes_rllib_script_runs_as_printed(tmp_path):
-    """The README's RLlib snippet is a complete script: run verbatim in a fresh interpreter, it trains two
-    iterations of RLlib's PPO with RLlib's own action-masking module on Big2 (about 30 s)."""
+    """The RLlib snippet of docs/usage.md (the README links it) is a complete script: run verbatim in a fresh
+    interpreter, it trains two iterations of RLlib's PPO with RLlib's own action-masking module on Big2 (about 30 s)."""
     import re
     import subprocess
     import sys
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "usage.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "ActionMaskingTorchRLModule" in b]
-    assert len(blocks) == 1, "the README has one RLlib script"
+    assert len(blocks) == 1, "docs/usage.md has one RLlib script"
     script = tmp_path / "readme_rllib.py"
     script.write_text(blocks[0])
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
