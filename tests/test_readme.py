@@ -4,8 +4,6 @@ it and docs/usage.md print accepted by the CLI's parser, and every relative link
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 import shlex
 from pathlib import Path
@@ -54,7 +52,6 @@ COMMAND_PAGES = [README, ROOT / "docs" / "usage.md"]
                                   if _cardrl_argv(line)])
 def test_every_cardrl_command_of_the_readme_and_the_usage_page_parses(line):
     from cardrl.cli import build_parser
-
     from cardrl.presets import expand_preset
 
     build_parser().parse_args(expand_preset(_cardrl_argv(line)))
