@@ -5,7 +5,8 @@
 * :mod:`cardrl.bench.env`: ``cardrl bench env GAME``, random play and lead-move generation of any registered game,
   with the peers the registry names for it (:mod:`cardrl.bench.peers_doudizhu`: DouZero, RLCard, OpenSpiel);
 * :mod:`cardrl.bench.mcs`: ``cardrl bench mcs GAME``, Minimum Combination Search and ODMC pruning cost;
-* :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer;
+* :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer
+  (:mod:`cardrl.bench.train_douzero`), both counted alike (:mod:`cardrl.bench.train_rates`);
 * :mod:`cardrl.bench.scale`: ``cardrl bench scale GAME``, DMC's scaling model: terms measured here, frames/s
   predicted for 4 to 160 CPUs with a CPU or GPU learner (docs/scaling.md);
 * :mod:`cardrl.bench.learning`: ``cardrl bench learning GAME``, which DMC variant learns fastest: resumable runs per
