@@ -51,9 +51,6 @@ KNOWN_CIRCLES = {
     frozenset({"cardrl.algorithms.topk_ppo.topk_ppo", "cardrl.algorithms.topk_ppo.topk_ppo_learner"}),
 }
 KNOWN_CORE_IMPORTS = {
-    # bench/scale.py rebuilds DMC's runner and ingest path (this branch fixes it; removed with the fix)
-    ("cardrl.bench.scale", "cardrl.algorithms.dmc.buffers"),
-    ("cardrl.bench.scale", "cardrl.algorithms.dmc.dmc_env_runner"),
     # the learning benchmark's variants name DanZero's optimizer flags; its owner moves the variants to the presets
     ("cardrl.bench.learning", "cardrl.algorithms.dmc.optimizers"),
 }
