@@ -12,7 +12,8 @@ threads on 2 cores), so that no Ray state, torch threads or shared memory leak f
 
 * ours: ``python -m cardrl.bench.train --_ours GAME`` starts a fresh local Ray, builds ``DMCConfig().game(GAME)``
   with ``num_env_runners`` runners and otherwise DMC's own defaults (:class:`~cardrl.algorithms.dmc.settings.
-  DMCSettings`: runners of 64 games, fragments of 800 frames, updates of 3,200 frames), and calls ``algo.train()``. A *variant* (DMC training options, e.g. ``{"prune": "mcs"}`` for ODMC, Luo & Tan 2024, eq. 2,
+  DMCSettings`: runners of 64 games, fragments of 800 frames, updates of 3,200 frames), and calls
+  ``algo.train()``. A *variant* (DMC training options, e.g. ``{"prune": "mcs"}`` for ODMC, Luo & Tan 2024, eq. 2,
   or ``{"opponent_model": "luo_tan"}``; from ``--prune`` and ``--opponent-model``) is measured in a second run of
   the same kind after the plain one, and its frames/s ratio to plain DMC printed;
 * DouZero: its own trainer with its defaults (:mod:`cardrl.bench.train_douzero`), killed once the timed window is
