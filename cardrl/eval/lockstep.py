@@ -4,8 +4,9 @@
 trained side as landlord, then as the two peasants; Big2: in each seat against three baselines; GuanDan: each team,
 single deals) with ``batch`` games in lock-step, so that at every tick the trained side's waiting positions are
 scored in one call of ``score(agent, obs, actions)`` (a DMC Q-network's batched forward pass, any batched policy).
-The trained side plays greedily (:func:`~cardrl.agents.q_agent.greedy_index`: ties to the stronger move). This is what periodic evaluation
-during training runs; single games and tournaments between agents are :mod:`cardrl.eval.tournament`'s.
+The trained side plays greedily (:func:`~cardrl.agents.q_agent.greedy_index`: ties to the stronger move). This is
+what periodic evaluation during training runs; single games and tournaments between agents are
+:mod:`cardrl.eval.tournament`'s.
 
 Each game of the batch has its own baseline agent, reset with the deal's seed as it starts (the same seed for every
 arrangement of a deal, as :func:`cardrl.agents.base.play_game` does), so a stochastic baseline makes the same choices
@@ -51,14 +52,14 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
     tournament plays single deals), ``features`` the encoder the scorer reads (default: the game's). A game's
     score is the sum of the protocol's scored seats' payoffs (DouDiZhu: team points, the unit of DouZero's
-    ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the protocol's ``sides``), their mean
-    ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals, with ``deals`` and ``adp_sd`` (the
-    standard deviation of the per-deal scores, to pool several runs' intervals) (``per_deal=True`` adds the per-deal samples
-    as ``per_deal``, e.g. to pool several runs). ``move_filter``, ``input_blocks``, ``count_outside``: module
-    docstring; with ``count_outside`` the result adds ``outside_kept``: ``{"decisions": greedy choices among more than
-    one move, "outside": those outside the filter's kept set}``. ``count_passes`` adds ``passes``: per side,
-    ``{"decisions": greedy choices where passing was legal among other moves, "passed": those that passed}`` (a
-    pass is a move of no cards).
+    ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the
+    protocol's ``sides``), their mean ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals, with
+    ``deals`` and ``adp_sd`` (the standard deviation of the per-deal scores, to pool several runs' intervals)
+    (``per_deal=True`` adds the per-deal samples as ``per_deal``, e.g. to pool several runs). ``move_filter``,
+    ``input_blocks``, ``count_outside``: module docstring; with ``count_outside`` the result adds ``outside_kept``:
+    ``{"decisions": greedy choices among more than one move, "outside": those outside the filter's kept set}``.
+    ``count_passes`` adds ``passes``: per side, ``{"decisions": greedy choices where passing was legal among other
+    moves, "passed": those that passed}`` (a pass is a move of no cards).
     """
     protocol = protocol_for(game)
     deal_only = protocol.spec.protocol.deal_options  # evaluation is per deal, whatever the training episode is
