@@ -261,6 +261,14 @@ def test_a_variant_dmc_refuses_is_refused_before_any_run(monkeypatch):
         unregister_game("big2_nosearch")
 
 
+def test_ours_runs_and_reports_dmcs_own_defaults():
+    from cardrl.algorithms.dmc.dmc import DMCConfig
+
+    config = DMCConfig()
+    assert set(bt.OURS_SETTINGS) == {"num_envs_per_env_runner", "rollout_fragment_length", "frames_per_update"}
+    assert bt.OURS_SETTINGS == {k: getattr(config, k) for k in bt.OURS_SETTINGS}
+
+
 def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
     monkeypatch.setenv("RAY_ADDRESS", "auto")
     monkeypatch.setenv("OMP_NUM_THREADS", "8")

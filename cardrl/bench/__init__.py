@@ -3,11 +3,14 @@
 * :mod:`cardrl.bench.common`: the shared timing helpers (warmed-up rate loop, us per call, per-call CPU times, the
   random-game and random-env play loops), the machine description and number formatting;
 * :mod:`cardrl.bench.env`: ``cardrl bench env GAME``, random play and lead-move generation of any registered game,
-  with the peers the registry names for it (:mod:`cardrl.bench.peers_doudizhu`: DouZero, RLCard, OpenSpiel);
+  with the peers the registry names for it (:mod:`cardrl.bench.peers_doudizhu`: DouZero, RLCard, OpenSpiel), on the
+  positions of :mod:`cardrl.bench.positions`;
 * :mod:`cardrl.bench.mcs`: ``cardrl bench mcs GAME``, Minimum Combination Search and ODMC pruning cost;
-* :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer;
-* :mod:`cardrl.bench.scale`: ``cardrl bench scale GAME``, DMC's scaling model: terms measured here, frames/s
-  predicted for 4 to 160 CPUs with a CPU or GPU learner (docs/scaling.md);
+* :mod:`cardrl.bench.train`: ``cardrl bench train GAME``, DMC frames/s against DouZero's trainer
+  (:mod:`cardrl.bench.train_douzero`), both counted alike (:mod:`cardrl.bench.train_rates`);
+* :mod:`cardrl.bench.scale`: ``cardrl bench scale GAME``, DMC's scaling model: terms measured here on DMC's own code
+  (:mod:`cardrl.bench.scale_measure`), frames/s predicted for 4 to 160 CPUs with a CPU or GPU learner
+  (:mod:`cardrl.bench.scale_model`, docs/scaling.md);
 * :mod:`cardrl.bench.learning`: ``cardrl bench learning GAME``, which DMC variant learns fastest: resumable runs per
   (variant, seed), curves pooled over seeds, time to ADP > 0 against each baseline (docs/learning.md);
 * :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).

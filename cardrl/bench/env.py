@@ -27,7 +27,6 @@ random legal moves. Every timed function is warmed up first and rates are per CP
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -35,122 +34,16 @@ import numpy as np
 from cardrl.bench.common import (RATE_NOTE, call_times_us, check_seconds, format_number, format_ratio, header_lines,
                                  load_average, machine_description, random_env_play, random_game_play, rate_loop,
                                  ratio, table_row, us_per_call)
+from cardrl.bench.positions import (HANDS_PER_SIZE, SMALLER_LEADS, deal_options, lead_hands, lead_move_generator,
+                                    lead_sizes, sample_positions, wild_lead_hands)
 from cardrl.games.registry import GameSpec, game_names, get_game
 
 __all__ = ["bench_env", "format_bench_env", "print_bench_env", "bench_moves", "format_bench_moves", "wild_lead_hands",
            "lead_sizes", "lead_hands", "lead_move_generator",
            "sample_positions", "peer_module", "no_peer_line", "SMALLER_LEADS", "HANDS_PER_SIZE"]
 
-SMALLER_LEADS = (10, 5)  # lead sizes measured below the dealt ones
-HANDS_PER_SIZE = 200
-POSITIONS = 200
 _LABEL = 48
 _CELL = 18
-
-
-# ---- lead positions ----------------------------------------------------------------------------------------------
-def _deal_options(spec: GameSpec) -> dict[str, Any]:
-    return dict(spec.protocol.deal_options)
-
-
-def lead_sizes(spec: GameSpec | str) -> tuple[int, ...]:
-    """The lead hand sizes measured for a game, largest first: the distinct sizes of the first deal's hands, then
-    :data:`SMALLER_LEADS` below the smallest of them."""
-    spec = get_game(spec)
-    dealt = sorted({int(n) for n in spec.make_engine(**_deal_options(spec)).reset(0).cards_held().sum(axis=1)},
-                   reverse=True)
-    return tuple(dealt) + tuple(n for n in SMALLER_LEADS if n < dealt[-1])
-
-
-def lead_hands(spec: GameSpec | str, sizes: tuple[int, ...] | None = None, count: int = HANDS_PER_SIZE,
-               seed: int = 0) -> dict[int, list[np.ndarray]]:
-    """``count`` hands per size (default :func:`lead_sizes`) as the engine's 54-count card vectors
-    (``cards_held()``): from deals ``seed * 100_000 + 0, 1, ...`` played with uniformly random legal moves, a seat's
-    hand the first time it holds exactly that many cards (the dealt hand for a dealt size). The same on every run;
-    a size no seat reaches in ``50 * count + 100`` deals gets the hands found so far (ValueError if none)."""
-    spec = get_game(spec)
-    dealt = lead_sizes(spec)
-    sizes = dealt if sizes is None else tuple(int(n) for n in sizes)
-    if not sizes or any(not 1 <= n <= dealt[0] for n in sizes):
-        raise ValueError(f"a {spec.title} lead hand has 1..{dealt[0]} cards, got sizes {sizes}")
-    if count < 1:
-        raise ValueError(f"count must be >= 1 hand per size, got {count}")
-    out: dict[int, list[np.ndarray]] = {n: [] for n in sizes}
-    engine = spec.make_engine(**_deal_options(spec))
-    rng = np.random.default_rng(seed)
-    for deal in range(50 * count + 100):
-        need = [n for n in sizes if len(out[n]) < count]
-        if not need:
-            break
-        engine.reset(seed * 100_000 + deal)
-        taken: set[tuple[int, int]] = set()
-        while True:
-            held = engine.cards_held()
-            held_n = held.sum(axis=1)
-            for seat, n in enumerate(held_n.tolist()):
-                if n in out and len(out[n]) < count and (seat, n) not in taken:
-                    out[n].append(held[seat].copy())
-                    taken.add((seat, n))
-            need = [n for n in sizes if len(out[n]) < count]
-            if not need or engine.is_over or int(held_n.max()) < min(need):
-                break
-            legal = engine.legal_moves()
-            engine.step(int(legal[rng.integers(len(legal))]))
-    missing = [n for n in sizes if not out[n]]
-    if missing:
-        raise ValueError(f"no {spec.title} seat held exactly {missing} cards in random play; lead sizes must be "
-                         f"hand sizes the game reaches")
-    return out
-
-
-def lead_move_generator(engine) -> tuple[Callable[[np.ndarray], Any], Callable[[Any], np.ndarray]]:
-    """``(prepare, generate)``: ``generate(prepare(hand))`` is the sorted action ids a player leading with ``hand``
-    (a 54-count vector as ``engine.cards_held()`` gives it) may take, what the engine's ``legal_moves()`` computes for
-    a leader. ``prepare`` puts the hand in the engine's own form and is not timed.
-
-    Engines with a move table (``engine.table``, :class:`~cardrl.games.move_table.MoveTable`) lead through
-    ``table.legal_moves(hand_bits, None)``; engines with ``set_hands(hands, current_player)`` (hands replaced, the
-    trick reset to a lead) through ``legal_moves()`` after it, so their figure includes ``set_hands`` (a few us).
-    The engine must have been dealt (``reset``). TypeError for an engine with neither.
-    """
-    from cardrl.cards import vector_to_bits
-    from cardrl.games.move_table import MoveTable
-
-    table = getattr(engine, "table", None)
-    if isinstance(table, MoveTable):
-        legal = table.legal_moves
-        return vector_to_bits, lambda bits: legal(bits, None)
-    if callable(getattr(engine, "set_hands", None)):
-        shape = engine.cards_held().shape
-
-        def prepare(hand: np.ndarray) -> np.ndarray:
-            hands = np.zeros(shape, dtype=np.int8)
-            hands[0] = hand
-            return hands
-
-        return prepare, lambda hands: engine.set_hands(hands, 0).legal_moves()
-    raise TypeError(f"{type(engine).__name__} has neither a move table nor set_hands: the benchmark cannot put a "
-                    "hand in a lead position")
-
-
-def sample_positions(spec: GameSpec | str, count: int = POSITIONS, seed: int = 0,
-                     share: float = 0.25) -> list[tuple[Any, int]]:
-    """``count`` ``(engine copy, seat to move)`` positions of random single deals, each step kept with probability
-    ``share`` (spread over whole deals)."""
-    spec = get_game(spec)
-    rng = np.random.default_rng(seed)
-    engine = spec.make_engine(**_deal_options(spec))
-    out: list[tuple[Any, int]] = []
-    deal = 0
-    while len(out) < count:
-        engine.reset(deal)
-        deal += 1
-        while not engine.is_over and len(out) < count:
-            if rng.random() < share:
-                out.append((engine.copy(), engine.current_player))
-            legal = engine.legal_moves()
-            engine.step(int(legal[rng.integers(len(legal))]))
-    return out
 
 
 # ---- ours --------------------------------------------------------------------------------------------------------
@@ -161,14 +54,14 @@ def _ours_play(spec: GameSpec, seconds: float, features: bool) -> dict[str, Any]
             encode = spec.make_features().encode
         except ImportError as err:
             return {"skipped": f"{spec.title} features not importable ({err})"}
-    return rate_loop(random_game_play(spec.make_engine(**_deal_options(spec)), encode), seconds)
+    return rate_loop(random_game_play(spec.make_engine(**deal_options(spec)), encode), seconds)
 
 
 def _ours_env(spec: GameSpec, seconds: float) -> dict[str, Any]:
     from cardrl.envs import make_env
 
     try:
-        env = make_env(spec.name, **_deal_options(spec))
+        env = make_env(spec.name, **deal_options(spec))
     except ImportError as err:
         return {"skipped": f"the {spec.env_name} env is not importable ({err})"}
     return rate_loop(random_env_play(env), seconds)
@@ -185,7 +78,7 @@ def _ours_encode(spec: GameSpec, seconds: float) -> float | None:
 def _ours_leads(spec: GameSpec, hands: dict[int, list[np.ndarray]], seconds: float) -> dict[str, dict[int, float]]:
     """Mean us (batch CPU time, half of each size's share of ``seconds``) and p99 us (per call, the other half) of
     lead-move generation, with the mean and largest legal-set sizes."""
-    engine = spec.make_engine(**_deal_options(spec)).reset(0)
+    engine = spec.make_engine(**deal_options(spec)).reset(0)
     prepare, generate = lead_move_generator(engine)
     share = seconds / (2 * len(hands))
     out: dict[str, dict[int, float]] = {"movegen_us": {}, "movegen_p99_us": {}, "lead_moves": {},
@@ -198,32 +91,6 @@ def _ours_leads(spec: GameSpec, hands: dict[int, list[np.ndarray]], seconds: flo
         out["lead_moves"][n] = float(np.mean(sizes))
         out["lead_moves_max"][n] = float(np.max(sizes))
     return out
-
-
-def wild_lead_hands(spec: GameSpec | str, count: int = HANDS_PER_SIZE, seed: int = 0) -> dict[int, list[np.ndarray]]:
-    """Dealt hands of the largest lead size by the number of wild cards they hold, ``{wilds: [count hands]}``, for
-    an engine with ``wild_kinds()`` (the kinds that are wild at its level); ``{}`` for one without. Deals
-    ``seed * 100_000 + 0, 1, ...`` in seat order, until every count 0 .. (copies of the wild kinds) has ``count``
-    hands (at most ``400 * count`` deals; a count never dealt is left out)."""
-    spec = get_game(spec)
-    engine = spec.make_engine(**_deal_options(spec))  # each deal below resets it
-    if not callable(getattr(engine, "wild_kinds", None)):
-        return {}
-    size = lead_sizes(spec)[0]
-    out: dict[int, list[np.ndarray]] = {}
-    for deal in range(400 * count):
-        engine.reset(seed * 100_000 + deal)
-        held = engine.cards_held()
-        kinds = list(engine.wild_kinds())
-        if not out:  # every count from none to all copies of the wild kinds (every card is dealt)
-            out = {w: [] for w in range(int(held[:, kinds].sum()) + 1)}
-        for hand in held:
-            w = int(hand[kinds].sum())
-            if int(hand.sum()) == size and len(out[w]) < count:
-                out[w].append(np.array(hand))
-        if all(len(v) >= count for v in out.values()):
-            break
-    return {w: hs for w, hs in out.items() if hs}
 
 
 def bench_moves(game: str, seconds: float = 3.0, hands: int = HANDS_PER_SIZE) -> dict[str, Any]:
@@ -240,7 +107,7 @@ def bench_moves(game: str, seconds: float = 3.0, hands: int = HANDS_PER_SIZE) ->
     if by_wilds:
         ours["wild"] = {"size": lead_sizes(spec)[0], **_ours_leads(spec, by_wilds, seconds)}
     return {"game": spec.name, "title": spec.title, "seconds": seconds, "machine": machine_description(),
-            "load_before": load, "options": _deal_options(spec), "ours": ours,
+            "load_before": load, "options": deal_options(spec), "ours": ours,
             "labels": {"movegen": "cardrl legal moves"}}
 
 
@@ -352,7 +219,7 @@ def bench_env(game: str, seconds: float = 3.0, peers: bool = True, hands: int = 
     ours.update(_ours_leads(spec, by_size, seconds))
     result: dict[str, Any] = {
         "game": spec.name, "title": spec.title, "seconds": seconds, "machine": machine_description(),
-        "load_before": load, "options": _deal_options(spec), "ours": ours, "peers": {}, "ratios": {}, "summary": [],
+        "load_before": load, "options": deal_options(spec), "ours": ours, "peers": {}, "ratios": {}, "summary": [],
         "labels": {"engine": f"cardrl engine ({spec.engine_class.__name__}), no features",
                    "features": f"cardrl engine + {features_name} features",
                    "env": f"cardrl {spec.env_name} env (features + mask)",
@@ -416,13 +283,8 @@ def format_bench_env(result: dict[str, Any]) -> str:
     if ours.get("encode_us") is not None:
         lines += ["", f"{labels['encode'] + ', us/call':<{_LABEL}}{ours['encode_us']:>11.1f}"]
     sizes = list(ours["movegen_us"])
-    lines += ["", table_row("legal moves of a leader, us/call (moves)", [f"{n} cards" for n in sizes], _LABEL, _CELL)]
-    lines.append(table_row(f"{labels['movegen']}: mean (mean moves)",
-                           [f"{ours['movegen_us'][n]:,.1f} ({ours['lead_moves'][n]:,.0f})" for n in sizes],
-                           _LABEL, _CELL))
-    lines.append(table_row(f"{labels['movegen']}: p99 (most moves)",
-                           [f"{ours['movegen_p99_us'][n]:,.1f} ({ours['lead_moves_max'][n]:,.0f})" for n in sizes],
-                           _LABEL, _CELL))
+    lines += ["", *_lead_table(ours, labels["movegen"], "legal moves of a leader, us/call (moves)",
+                               lambda n: f"{n} cards")]
     for name, peer in measured.items():
         if not peer.get("movegen_us"):
             continue

@@ -231,7 +231,8 @@ PEERS: dict[str, Callable[[float, dict[int, list[np.ndarray]]], dict[str, Any]]]
 
 def measure_peer(name: str, seconds: float, hands: dict[int, list[np.ndarray]]) -> dict[str, Any]:
     """Measure peer ``name`` for ``seconds`` per measurement on ``hands`` (lead size -> 54-count card vectors, as
-    :func:`cardrl.bench.env.lead_hands` gives them); ``{"skipped": reason}`` when it is not installed or unknown."""
+    :func:`cardrl.bench.positions.lead_hands` gives them); ``{"skipped": reason}`` when it is not installed or
+    unknown."""
     if name not in PEERS:
         return {"skipped": f"no DouDiZhu measurement for peer {name!r}; known: {', '.join(PEERS)}"}
     module = IMPORT_NAMES[name]

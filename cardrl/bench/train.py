@@ -11,15 +11,13 @@ Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (DouZero t
 threads on 2 cores), so that no Ray state, torch threads or shared memory leak from one into the other:
 
 * ours: ``python -m cardrl.bench.train --_ours GAME`` starts a fresh local Ray, builds ``DMCConfig().game(GAME)``
-  with ``num_env_runners`` runners of 64 games, fragments of 800 frames and updates of 3,200 frames, and calls
+  with ``num_env_runners`` runners and otherwise DMC's own defaults (:class:`~cardrl.algorithms.dmc.settings.
+  DMCSettings`: runners of 64 games, fragments of 800 frames, updates of 3,200 frames), and calls
   ``algo.train()``. A *variant* (DMC training options, e.g. ``{"prune": "mcs"}`` for ODMC, Luo & Tan 2024, eq. 2,
   or ``{"opponent_model": "luo_tan"}``; from ``--prune`` and ``--opponent-model``) is measured in a second run of
   the same kind after the plain one, and its frames/s ratio to plain DMC printed;
-* DouZero: ``python -m cardrl.bench.train --_douzero`` calls ``douzero.dmc.dmc.train(flags)`` with
-  ``--actor_device_cpu --training_device cpu --disable_checkpoint`` and otherwise DouZero's defaults (batch 32,
-  unroll 100, 4 learner threads per position); it trains forever, so the parent kills its process group once the
-  timed window is over and reads its frame counter from the ``logs.csv`` its ``FileWriter`` appends after every
-  update (time and frames), cross-checked against the ``After N frames: @ X fps`` lines it logs every 5 s.
+* DouZero: its own trainer with its defaults (:mod:`cardrl.bench.train_douzero`), killed once the timed window is
+  over, its frames read from the ``logs.csv`` it appends after every update.
 
 Setup is everything from the child's launch to the first finished update (imports, Ray, building the algorithm,
 spawning actors, filling the first batch): that first update is the warm-up, and the timed window of ``seconds``
@@ -33,23 +31,21 @@ the machine description and ends with ``vs douzero: R.Rx frames/s`` when DouZero
 from __future__ import annotations
 
 import argparse
-import csv
 import json
-import math
 import os
-import re
-import signal
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, DMCSettings
-from cardrl.bench.common import header_lines, load_average, machine_description, package_version
+from cardrl.bench.common import header_lines, load_average, machine_description
+from cardrl.bench.train_douzero import (DOUZERO_NUM_ACTORS, bench_douzero, logged_in_window, parse_douzero_log,
+                                        read_douzero_csv)
+from cardrl.bench.train_rates import (SETUP_TIMEOUT_S, child_env, rate_fields, tail_text, update_rate,
+                                      updates_total)
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["bench_train", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
@@ -57,119 +53,13 @@ __all__ = ["bench_train", "bench_ours", "bench_douzero", "format_bench_train", "
            "updates_total", "child_env", "add_train_arguments", "logged_in_window", "module_updates",
            "variant_name", "variant_options", "check_variant", "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
 
-# DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
-# 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
-DOUZERO_NUM_ACTORS = 1
-OURS_SETTINGS = {"num_envs_per_env_runner": 64, "rollout_fragment_length": 800, "frames_per_update": 3200}
-DOUZERO_FRAMES_PER_UPDATE = 100 * 32  # DouZero's default unroll_length * batch_size
+# The DMC settings the benchmark reports: DMC's own defaults (DMCSettings), which the run takes unchanged.
+OURS_SETTINGS = {f.name: f.default for f in fields(DMCSettings)
+                 if f.name in ("num_envs_per_env_runner", "rollout_fragment_length", "frames_per_update")}
 _RESULT_TAG = "CARDRL_BENCH_TRAIN_RESULT "
-_SETUP_TIMEOUT_S = 600.0
-# [INFO:1234 dmc:248 2024-01-02 03:04:05,678] After 9600 (L:3200 U:3200 D:3200) frames: @ 640.0 fps (avg@ ...
-_DOUZERO_AFTER = re.compile(
-    r"\[INFO:(?P<pid>\d+) \w+:\d+ (?P<asctime>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(?P<ms>\d{3})\] "
-    r"After (?P<frames>\d+) \(L:(?P<L>\d+) U:(?P<U>\d+) D:(?P<D>\d+)\) frames: "
-    r"@ (?P<fps>[-\d.]+) fps \(avg@ (?P<fps_avg>[-\d.]+) fps\)")
-
-
-# ---- pure helpers -------------------------------------------------------------------------------
-def update_rate(updates: Sequence[tuple[float, str, int]], seconds: float | None = None) -> dict[str, Any]:
-    """Frames trained per second from a trainer's updates ``(time, position, frames)``, sorted by time.
-
-    The window (``seconds`` in the result) starts at the first update and, with ``seconds``, ends ``seconds``
-    later (without: at the last update). Updates come in bursts (every position fills its batch at about the same
-    time), so the rate is summed over positions, each measured between its own first and last update in the
-    window: frames of its later updates over the time between them (the same phase at both ends, no partial update
-    counted). When a position has fewer than two updates in the window (or a position is unknown), the rate falls
-    back to the frames of all updates after the first over the window's length (``method`` "all"; coarse: off by
-    up to one burst).
-    """
-    if not updates:
-        raise ValueError("no updates to measure a rate from; the trainer made none")
-    t0 = updates[0][0]
-    inside = [u for u in updates if seconds is None or u[0] - t0 <= seconds]
-    by_position: dict[str, list[tuple[float, int]]] = {}
-    for t, position, frames in inside:
-        by_position.setdefault(position, []).append((t, frames))
-    rates = {}
-    for position, ups in by_position.items():
-        if len(ups) >= 2 and ups[-1][0] > ups[0][0] and position != "unknown":
-            rates[position] = sum(f for _, f in ups[1:]) / (ups[-1][0] - ups[0][0])
-    span = float(seconds) if seconds is not None else inside[-1][0] - t0
-    result = {"frames": sum(f for t, _, f in inside if t > t0), "seconds": span, "updates": len(inside)}
-    if rates and len(rates) == len(by_position):
-        return {**result, "frames_per_s": sum(rates.values()), "method": "per position",
-                "frames_per_s_by_position": rates}
-    if span <= 0:
-        raise ValueError(f"{len(inside)} update(s) at one instant and no window length: no rate; give the trainer "
-                         "more seconds")
-    return {**result, "frames_per_s": result["frames"] / span, "method": "all",
-            "frames_per_s_by_position": {}}
-
-
-def parse_douzero_log(text: str) -> list[dict[str, float]]:
-    """The ``After N (L:.. U:.. D:..) frames: @ X fps (avg@ Y fps)`` lines DouZero's ``train`` logs to stderr every
-    5 s, as dicts: ``time`` (epoch seconds, from the local-time stamp), ``frames`` (its counter then), ``L``/``U``/
-    ``D`` (per position), ``fps`` (over the last 5 s) and ``fps_avg`` (its mean of up to 24 such values)."""
-    lines = []
-    for match in _DOUZERO_AFTER.finditer(text):
-        stamp = time.mktime(time.strptime(match["asctime"], "%Y-%m-%d %H:%M:%S")) + int(match["ms"]) / 1000
-        lines.append({"time": stamp, "frames": int(match["frames"]), "L": int(match["L"]), "U": int(match["U"]),
-                      "D": int(match["D"]), "fps": float(match["fps"]), "fps_avg": float(match["fps_avg"])})
-    return lines
-
-
-def read_douzero_csv(path: str | os.PathLike, frames_per_update: int = DOUZERO_FRAMES_PER_UPDATE,
-                     ) -> list[tuple[float, str, int]]:
-    """DouZero's updates ``(time, position, frames)`` from the ``logs.csv`` its ``FileWriter`` appends to.
-
-    Its first line is ``# _tick,_time,frames,...``; each row is written right after one update of one position
-    (``frames`` is the counter before that update adds ``frames_per_update``), with the latest loss of every
-    position. The row does not name the position: it is the one whose ``loss_<position>`` changed from the row
-    before (all start at 0), "unknown" when not exactly one did. A last line cut short by the kill is dropped.
-    """
-    with open(path, newline="") as f:
-        text = f.read()
-    lines = text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines.pop()  # written in part when the trainer was killed
-    header = lines[0] if lines else ""
-    if not header.startswith("# "):
-        raise ValueError(f"{path} is not a DouZero logs.csv (first line {header[:40]!r}, expected '# _tick,...')")
-    fields = header[2:].strip().split(",")
-    loss_keys = [k for k in fields if k.startswith("loss_")]
-    previous = {k: "0" for k in loss_keys}
-    updates = []
-    for row in csv.DictReader(lines[1:], fieldnames=fields):
-        if None in row.values() or None in row:
-            continue
-        try:
-            t, _ = float(row["_time"]), int(row["frames"])
-        except (TypeError, ValueError):
-            continue
-        changed = [k for k in loss_keys if row[k] != previous[k]]
-        previous.update({k: row[k] for k in loss_keys})
-        updates.append((t, changed[0][len("loss_"):] if len(changed) == 1 else "unknown", frames_per_update))
-    return sorted(updates)
-
-
-def child_env() -> dict[str, str]:
-    """The environment of the trainers' child processes: one torch/BLAS thread each, no Ray cluster address."""
-    env = dict(os.environ)
-    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    env.pop("RAY_ADDRESS", None)
-    return env
-
-
-def _tail(text: str, n: int = 3000) -> str:
-    return text[-n:] if len(text) > n else text
 
 
 # ---- ours ---------------------------------------------------------------------------------------
-def updates_total(updates: Iterable[tuple[float, str, int]]) -> int:
-    """Frames of all the given updates."""
-    return sum(f for _, _, f in updates)
-
-
 def module_updates(result: dict, t: float, lifetimes: dict[str, float], frames_before: int,
                     ) -> tuple[list[tuple[float, str, int]], dict[str, float]]:
     """The updates one ``algo.train()`` made, ``(t, module, frames)``, from each module's lifetime count of trained
@@ -186,15 +76,31 @@ def module_updates(result: dict, t: float, lifetimes: dict[str, float], frames_b
     return updates, {**lifetimes, **lifetime}
 
 
-def _rate_fields(rate: dict[str, Any]) -> dict[str, Any]:
-    return {"frames_per_s": rate["frames_per_s"], "window_s": rate["seconds"], "updates": rate["updates"],
-            "rate_method": rate["method"], "frames_per_s_by_position": rate["frames_per_s_by_position"]}
+
+_COUNTERS = ("frames_trained", "frames_sampled", "episodes")
+
+
+def _timed_training(algo, seconds: float) -> dict[str, Any]:
+    """``algo.train()`` once to warm up, then until ``seconds`` have passed since that first update; the updates'
+    rate, the counters' growth over the window and the last result."""
+    first = algo.train()
+    t0 = time.time()
+    updates, lifetimes = module_updates(first, t0, {}, 0)
+    result, iterations = first, 0
+    while time.time() - t0 < seconds:
+        result = algo.train()
+        iterations += 1
+        new, lifetimes = module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
+        updates += new
+    grown = {k: int(result[k]) - int(first[k]) for k in _COUNTERS}
+    return {"t0": t0, "rate": update_rate(updates), "grown": grown, "iterations": iterations, "last": result,
+            "frames_trained_total": int(result["frames_trained"])}
 
 
 def _run_ours_here(seconds: float, num_env_runners: int, launched: float, options: Mapping[str, Any],
                    game: str) -> dict[str, Any]:
-    """Body of the ``--_ours`` child: a fresh local Ray, DMC built (with the DMC training ``options`` of a variant),
-    one update to warm up, then ``seconds``."""
+    """Body of the ``--_ours`` child: a fresh local Ray, DMC built with its own defaults (and the DMC training
+    ``options`` of a variant), one update to warm up, then ``seconds``."""
     import torch
 
     torch.set_num_threads(1)
@@ -202,48 +108,28 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, option
 
     from cardrl.algorithms.dmc.dmc import DMCConfig
 
-    ray.init(num_cpus=max(2, num_env_runners), include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
+    ray_cpus = max(2, num_env_runners)
+    ray.init(num_cpus=ray_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
         t_ray = time.time()
-        config = (DMCConfig().game(game)
-                  .env_runners(num_env_runners=num_env_runners,
-                               num_envs_per_env_runner=OURS_SETTINGS["num_envs_per_env_runner"],
-                               rollout_fragment_length=OURS_SETTINGS["rollout_fragment_length"])
-                  .training(frames_per_update=OURS_SETTINGS["frames_per_update"], **options)
+        config = (DMCConfig().game(game).env_runners(num_env_runners=num_env_runners).training(**options)
                   .debugging(seed=0))
         algo = config.build_algo()
         t_built = time.time()
-        first = algo.train()
-        t0 = time.time()
-        updates, lifetimes = module_updates(first, t0, {}, 0)
-        start = {k: int(first[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
-        result, iterations = first, 0
-        while time.time() - t0 < seconds:
-            result = algo.train()
-            iterations += 1
-            new, lifetimes = module_updates(result, time.time(), lifetimes, int(updates_total(updates)))
-            updates += new
-        rate = update_rate(updates)
-        end = {k: int(result[k]) for k in ("frames_trained", "frames_sampled", "episodes")}
+        run = _timed_training(algo, seconds)
         algo.stop()
     finally:
         ray.shutdown()
-    lag = result.get("weight_lag")
+    rate, grown, lag, t0 = run["rate"], run["grown"], run["last"].get("weight_lag"), run["t0"]
     return {
-        **_rate_fields(rate), "setup_s": t0 - launched, "startup_s": t_ray - launched, "build_s": t_built - t_ray,
-        "first_update_s": t0 - t_built,
-        "frames_trained": end["frames_trained"] - start["frames_trained"],
-        "frames_sampled": end["frames_sampled"] - start["frames_sampled"],
-        "episodes": end["episodes"] - start["episodes"],
-        "frames_sampled_per_s": (end["frames_sampled"] - start["frames_sampled"]) / rate["seconds"],
-        "frames_trained_total": end["frames_trained"], "iterations": iterations,
-        "weight_lag": None if lag is None else float(lag),
-        "pruning_ratio": result.get("pruning_ratio"),
-        "settings": {"num_env_runners": num_env_runners, **OURS_SETTINGS,
+        **rate_fields(rate), "setup_s": t0 - launched, "startup_s": t_ray - launched, "build_s": t_built - t_ray,
+        "first_update_s": t0 - t_built, **grown, "frames_sampled_per_s": grown["frames_sampled"] / rate["seconds"],
+        "frames_trained_total": run["frames_trained_total"], "iterations": run["iterations"],
+        "weight_lag": None if lag is None else float(lag), "pruning_ratio": run["last"].get("pruning_ratio"),
+        "settings": {"num_env_runners": num_env_runners, **{k: getattr(config, k) for k in OURS_SETTINGS},
                      "options": {k: getattr(config, k) for k in options},  # as the config took them
                      "q_model": config.q_model, "driver_sample_frames": config.driver_sample_frames,
-                     "ray_num_cpus": max(2, num_env_runners)},
+                     "ray_num_cpus": ray_cpus},
     }
 
 
@@ -260,110 +146,17 @@ def bench_ours(game: str, seconds: float, num_env_runners: int = 1,
            "--num-env-runners", str(num_env_runners), "--_launched", repr(launched),
            "--_options", json.dumps(dict(options or {})), game]
     proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
-                          timeout=seconds + _SETUP_TIMEOUT_S)
+                          timeout=seconds + SETUP_TIMEOUT_S)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(_RESULT_TAG)]
     if proc.returncode != 0 or not lines:
         raise RuntimeError(f"cardrl DMC benchmark child failed (exit {proc.returncode}):\n"
-                           f"{_tail(proc.stdout)}\n{_tail(proc.stderr)}")
+                           f"{tail_text(proc.stdout)}\n{tail_text(proc.stderr)}")
     result = json.loads(lines[-1][len(_RESULT_TAG):])
     result["process_s"] = time.time() - launched
     return result
 
 
 # ---- DouZero ------------------------------------------------------------------------------------
-def _douzero_flags(savedir: str, num_actors: int) -> list[str]:
-    return ["--actor_device_cpu", "--training_device", "cpu", "--num_actors", str(num_actors),
-            "--savedir", savedir, "--xpid", "bench", "--disable_checkpoint"]
-
-
-def _run_douzero_here(savedir: str, num_actors: int) -> None:
-    """Body of the ``--_douzero`` child: DouZero's own trainer with its own flags; runs until killed."""
-    from douzero.dmc.arguments import parser
-    from douzero.dmc.dmc import train
-
-    train(parser.parse_args(_douzero_flags(savedir, num_actors)))
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    """End the child we started and the actor processes it spawned: its own process group (it leads a session)."""
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-    except ProcessLookupError:
-        return
-    try:
-        proc.wait(timeout=5.0)
-    except subprocess.TimeoutExpired:
-        pass
-    try:  # spawned actors may outlive the leader, or the leader may ignore SIGTERM
-        os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    proc.wait()
-
-
-def bench_douzero(seconds: float, num_actors: int = DOUZERO_NUM_ACTORS) -> dict[str, Any]:
-    """DouZero 1.1.0's trainer on the CPU for ``seconds`` after its first update, in a child process (module doc).
-
-    Raises ImportError when ``douzero`` (or GitPython, which ``douzero.dmc`` imports) is missing.
-    """
-    import douzero.dmc.dmc  # noqa: F401  (fail here, with the import error, rather than in the child)
-
-    if num_actors < 1:
-        raise ValueError(f"num_actors must be >= 1, got {num_actors}")
-    with tempfile.TemporaryDirectory(prefix="cardrl_bench_douzero_") as tmp:
-        csv_path = Path(tmp, "bench", "logs.csv")
-        log_path = Path(tmp, "stderr.log")
-        launched = time.time()
-        with open(log_path, "w") as log, open(os.devnull, "w") as devnull:
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "cardrl.bench.train", "--_douzero", "--savedir", tmp,
-                 "--douzero-actors", str(num_actors)],
-                env=child_env(), cwd=tmp, stdout=devnull, stderr=log, start_new_session=True)
-            try:
-                t0 = _wait_first_update(proc, csv_path, log_path, launched)
-                while time.time() < t0 + seconds + 0.5 and proc.poll() is None:
-                    time.sleep(0.2)
-            finally:
-                _kill_group(proc)
-        log_text = log_path.read_text(errors="replace")
-        if proc.returncode not in (-signal.SIGTERM, -signal.SIGKILL):
-            raise RuntimeError(f"DouZero's trainer exited by itself (code {proc.returncode}):\n{_tail(log_text)}")
-        updates = read_douzero_csv(csv_path)
-    rate = update_rate(updates, seconds)
-    logged = logged_in_window(parse_douzero_log(log_text), t0, t0 + seconds)
-    return {
-        **_rate_fields(rate), "setup_s": t0 - launched, "frames_trained": rate["frames"],
-        "frames_trained_total": updates_total(u for u in updates if u[0] <= t0 + seconds),
-        "logged_fps_mean": (sum(line["fps"] for line in logged) / len(logged)) if logged else math.nan,
-        "logged_lines": len(logged), "version": package_version("douzero"),
-        "settings": {"num_actors": num_actors, "actor_device": "cpu", "training_device": "cpu",
-                     "batch_size": 32, "unroll_length": 100, "num_threads": 4},
-    }
-
-
-def logged_in_window(lines: list[dict[str, float]], start: float, end: float) -> list[dict[str, float]]:
-    """DouZero's 5 s log lines whose whole interval (from the line before) lies in ``[start, end]``."""
-    return [line for before, line in zip(lines, lines[1:]) if before["time"] >= start and line["time"] <= end]
-
-
-def _wait_first_update(proc: subprocess.Popen, csv_path: Path, log_path: Path, launched: float) -> float:
-    """Epoch time of DouZero's first finished update (first data row of its logs.csv)."""
-    while True:
-        if proc.poll() is not None:
-            raise RuntimeError(f"DouZero's trainer died during setup (exit {proc.returncode}):\n"
-                               f"{_tail(log_path.read_text(errors='replace'))}")
-        try:
-            updates = read_douzero_csv(csv_path) if csv_path.exists() else []
-        except ValueError:  # caught between its creation and its header line
-            updates = []
-        if updates:
-            return updates[0][0]
-        if time.time() - launched > _SETUP_TIMEOUT_S:
-            raise RuntimeError(f"DouZero's trainer made no update within {_SETUP_TIMEOUT_S:.0f} s of its launch:\n"
-                               f"{_tail(log_path.read_text(errors='replace'))}")
-        time.sleep(0.2)
-
-
 # ---- the benchmark ------------------------------------------------------------------------------------------------
 # How a variant's single option reads when off, for its ratio line ("prune=mcs vs no pruning"); else "plain DMC".
 _OPTION_OFF = {"prune": "no pruning", "opponent_model": "no opponent model"}
@@ -553,24 +346,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m cardrl.bench.train", description=__doc__.splitlines()[0])
     add_train_arguments(parser)
     parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--_douzero", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--_options", type=json.loads, default={}, help=argparse.SUPPRESS)  # the variant, as JSON
-    parser.add_argument("--savedir", default=None, help=argparse.SUPPRESS)
     return parser
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if "--_douzero" in argv:  # the DouZero child takes no game
-        child = argparse.ArgumentParser(prog="python -m cardrl.bench.train --_douzero")
-        child.add_argument("--_douzero", action="store_true")
-        child.add_argument("--savedir", required=True)
-        child.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS)
-        args = child.parse_args(argv)
-        _run_douzero_here(args.savedir, args.douzero_actors)
-        return 0
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args._ours:
         launched = args._launched if args._launched is not None else time.time()
         result = _run_ours_here(args.seconds, args.num_env_runners, launched, args._options, args.game)
