@@ -207,10 +207,10 @@ def test_odmc_checkpoint_plays_only_kept_moves_unless_unpruned(ray_local, tmp_pa
         build_agent(f"checkpoint:{path}:oracle", "doudizhu")
 
     # a checkpoint written before the play_options record: read from the RLlib config it was written with
-    from cardrl.algorithms.dmc import dmc
+    from cardrl.algorithms.dmc import counters as dmc_counters
 
-    counters = dmc.read_checkpoint_counters(path)
-    monkeypatch.setattr(dmc, "read_checkpoint_counters",
+    counters = dmc_counters.read_checkpoint_counters(path)
+    monkeypatch.setattr(dmc_counters, "read_checkpoint_counters",
                         lambda root: {k: v for k, v in counters.items() if k != "play_options"})
     older = PlayOptions.of_checkpoint(path)
     assert (older.prune, older.prune_slack, older.prune_extra) == ("mcs", "paper", 0.5)

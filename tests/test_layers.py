@@ -44,16 +44,8 @@ BENCHMARKS = "cardrl.bench"
 KNOWN_CIRCLES = {
     # cardrl/cli.py <-> algorithms/dmc/tune.py: tune reads the CLI's parser; the Tune package's owner breaks it
     frozenset({"cardrl.cli", "cardrl.algorithms.dmc.tune"}),
-    # lazy imports: dmc.save_to_path -> checkpoints -> dmc.read_checkpoint_counters / MAPPINGS; dmc.play_options ->
-    # evaluation -> dmc.read_checkpoint_counters; DMC's owner breaks it (checkpoint-state reading in one module)
-    frozenset({"cardrl.algorithms.dmc.dmc", "cardrl.algorithms.dmc.checkpoints", "cardrl.algorithms.dmc.evaluation"}),
-    # TopKPPOConfig.get_default_learner_class imports the learner, whose TYPE_CHECKING block imports the config
-    frozenset({"cardrl.algorithms.topk_ppo.topk_ppo", "cardrl.algorithms.topk_ppo.topk_ppo_learner"}),
 }
-KNOWN_CORE_IMPORTS = {
-    # the learning benchmark's variants name DanZero's optimizer flags; its owner moves the variants to the presets
-    ("cardrl.bench.learning", "cardrl.algorithms.dmc.optimizers"),
-}
+KNOWN_CORE_IMPORTS: set[tuple[str, str]] = set()
 
 
 @cache

@@ -35,6 +35,7 @@ from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.agents.q_agent import QAgent
 from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
 from cardrl.algorithms.common.game_defaults import default_module_mapping
+from cardrl.algorithms.dmc.counters import DMC_COUNTERS, read_checkpoint_counters
 from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",
@@ -45,7 +46,6 @@ __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load
 # it lists each file with its size. A directory without it (or whose files do not match it) is not a complete
 # checkpoint: a write that was cut short (docs/operations.md, "Checkpoints").
 MANIFEST = "cardrl_checkpoint.json"
-DMC_COUNTERS = "dmc_counters"  # the algorithm state's key of DMC's counters and identity (DMC.get_state)
 # Files every RLlib algorithm checkpoint has (the state file is .pkl or .msgpack); checked where there is no manifest
 # (checkpoints written before cardrl wrote one).
 _ALGORITHM_FILES = ("rllib_checkpoint.json", "class_and_ctor_args.pkl", "learner_group/learner/state.pkl")
@@ -129,11 +129,6 @@ def verify_checkpoint(path: str | Path, *, algorithm: bool = True) -> dict | Non
 
 DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ckpt",
                  "landlord_up": "landlord_up.ckpt"}
-
-
-def read_checkpoint_counters(path) -> dict | None:
-    """The DMC counters and identity (game, network) saved in an algorithm checkpoint directory."""
-    return read_checkpoint_state(path).get(DMC_COUNTERS)
 
 
 def _module_root(path: Path) -> Path:

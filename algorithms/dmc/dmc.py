@@ -47,7 +47,7 @@ from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_sea
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.checkpoints import read_checkpoint_counters
 from cardrl.algorithms.dmc.coach import COACH
-from cardrl.algorithms.dmc.dmc_config import DMCConfig
+from cardrl.algorithms.dmc.dmc_config import DMCConfigBase
 from cardrl.algorithms.dmc.dmc_sampling import SAMPLE_TAG, DMCSampling
 from cardrl.algorithms.dmc.dmc_state import DMCCheckpointing
 from cardrl.algorithms.dmc.settings import Q_MODELS
@@ -208,3 +208,19 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         buffers = self._buffers.values()
         return {**metrics, "frames_dropped": sum(b.dropped for b in buffers),
                 "buffer_frames": sum(len(b) for b in buffers), "buffer_mb": sum(b.nbytes for b in buffers) / 2**20}
+
+
+class DMCConfig(DMCConfigBase):
+    """Configuration of :class:`DMC`: :class:`~cardrl.algorithms.dmc.dmc_config.DMCConfigBase`'s options, building
+    :class:`DMC`.
+
+    Example::
+
+        config = (DMCConfig().game("doudizhu", reward="adp")
+                  .env_runners(num_env_runners=1, num_envs_per_env_runner=32)
+                  .training(q_model="douzero_lstm", frames_per_update=3200))
+        algo = config.build_algo()
+    """
+
+    def __init__(self, algo_class=None):
+        super().__init__(algo_class=algo_class or DMC)

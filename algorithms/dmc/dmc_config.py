@@ -15,15 +15,16 @@ from cardrl.algorithms.dmc.settings import DMCSettings
 from cardrl.envs import make_env
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["DMCConfig", "DMC_TRAINING_OPTIONS"]
+__all__ = ["DMCConfigBase", "DMC_TRAINING_OPTIONS"]
 
 # DMC's own options: the rest of DMCSettings are RLlib's (lr, grad_clip, num_envs_per_env_runner, ...). RLlib's
 # training() also takes an `optimizer` (the old API stack's dict of optimizer settings); DMC's names its optimizer.
 DMC_TRAINING_OPTIONS = own_training_options(DMCSettings, AlgorithmConfig, shadowed=("optimizer",))
 
 
-class DMCConfig(CardGameConfig, AlgorithmConfig):
-    """Configuration of :class:`DMC`. Defaults and help of every option: :class:`~cardrl.algorithms.dmc.settings.
+class DMCConfigBase(CardGameConfig, AlgorithmConfig):
+    """Configuration of DMC, without the algorithm class it builds (:class:`~cardrl.algorithms.dmc.dmc.DMCConfig`
+    binds it, so that this module and the algorithm's do not import each other). Defaults and help of every option: :class:`~cardrl.algorithms.dmc.settings.
     DMCSettings` (DouZero's hyperparameters); per-game defaults follow from the game: the Q-network made for its
     features (registry), the module mapping and the target scales (:mod:`~cardrl.algorithms.common.game_defaults`).
 
@@ -36,10 +37,9 @@ class DMCConfig(CardGameConfig, AlgorithmConfig):
     """
 
     def __init__(self, algo_class=None):
-        from cardrl.algorithms.dmc.dmc import DMC
         from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
 
-        super().__init__(algo_class=algo_class or DMC)
+        super().__init__(algo_class=algo_class)
         self._set_up(DMCSettings, DMCEnvRunner)
         self._q_model_chosen = False
         self.game(game_names()[0])  # until .game() names one: the first registered game (DouZero's DouDiZhu)

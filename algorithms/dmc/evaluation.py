@@ -84,12 +84,12 @@ class PlayOptions:
         """The options an algorithm checkpoint was trained with, at its frames: the ``play_options`` record of its
         DMC counters, else (a checkpoint written before that record existed) the config in RLlib's
         ``class_and_ctor_args.pkl``. None for a directory of modules only (no training config: plain play)."""
-        from cardrl.algorithms.dmc.dmc import read_checkpoint_counters  # looked up there at call time (tests patch it)
+        from cardrl.algorithms.dmc import counters as dmc_counters  # looked up at call time (tests patch it)
 
         root = Path(path)
         if not ((root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file()):
             return None
-        counters = read_checkpoint_counters(root) or {}
+        counters = dmc_counters.read_checkpoint_counters(root) or {}
         frames = int(counters.get("frames_trained") or 0)
         if counters.get("play_options") is not None:
             return cls.from_dict(counters["play_options"], frames)

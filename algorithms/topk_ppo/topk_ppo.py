@@ -43,7 +43,7 @@ from cardrl.algorithms.common.checkpoint_state import (IdentityCheckedState, ide
 from cardrl.algorithms.common.metrics import mean_returns
 from cardrl.algorithms.common.modules import learner_module_state, modules_by_agent
 from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_seat, one_shared_module
-from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfig
+from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfigBase
 from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_LOGP, ACTIONS, ADVANTAGES, CANDIDATE_MASK, CANDIDATES, EXTRA_STATE, OBS, VALUE_TARGETS)
 
@@ -192,3 +192,11 @@ def _on_learners(learner_group, fn) -> list:
 def read_counters(path) -> dict | None:
     """The top-k PPO counters and identity saved in an algorithm checkpoint directory (None if it has none)."""
     return read_checkpoint_state(path).get(COUNTERS)
+
+
+class TopKPPOConfig(TopKPPOConfigBase):
+    """Configuration of :class:`TopKPPO`: :class:`~cardrl.algorithms.topk_ppo.topk_ppo_config.TopKPPOConfigBase`'s
+    options, building :class:`TopKPPO`."""
+
+    def __init__(self, algo_class=None):
+        super().__init__(algo_class=algo_class or TopKPPO)

@@ -19,7 +19,7 @@ from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
 from cardrl.envs import make_env
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["TopKPPOConfig", "OWN_OPTIONS"]
+__all__ = ["TopKPPOConfigBase", "OWN_OPTIONS"]
 
 # Top-k PPO's own options (the rest of TopKPPOSettings are RLlib's PPOConfig / AlgorithmConfig attributes).
 OWN_OPTIONS = own_training_options(TopKPPOSettings, PPOConfig)
@@ -44,7 +44,7 @@ def _fingerprint(states: dict[str, dict]) -> str:
     return digest.hexdigest()[:16]
 
 
-class TopKPPOConfig(CardGameConfig, PPOConfig):
+class TopKPPOConfigBase(CardGameConfig, PPOConfig):
     """Configuration of :class:`TopKPPO`; defaults and help of every option in
     :class:`~cardrl.algorithms.topk_ppo.settings.TopKPPOSettings` (DanZero+'s Table V).
 
@@ -57,10 +57,9 @@ class TopKPPOConfig(CardGameConfig, PPOConfig):
     """
 
     def __init__(self, algo_class=None):
-        from cardrl.algorithms.topk_ppo.topk_ppo import TopKPPO
         from cardrl.algorithms.topk_ppo.topk_ppo_env_runner import TopKPPOEnvRunner
 
-        super().__init__(algo_class=algo_class or TopKPPO)
+        super().__init__(algo_class=algo_class)
         self._set_up(TopKPPOSettings, TopKPPOEnvRunner)
         self.use_kl_loss = False  # DanZero+ stops on the KL instead of penalising it
         self.kl_coeff = 0.0

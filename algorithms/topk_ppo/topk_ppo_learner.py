@@ -18,18 +18,16 @@ step is not taken. :func:`topk_ppo_loss` is the loss alone; the learner adds the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
+from ray.rllib.algorithms.ppo.ppo import PPOConfig
 from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 from ray.rllib.core.learner.learner import ENTROPY_KEY, POLICY_LOSS_KEY, VF_LOSS_KEY
 from ray.rllib.utils.typing import ModuleID, ParamDict, TensorType
 
 from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_DIST_INPUTS, ACTION_LOGP, ACTIONS, ADVANTAGES, EMBEDDINGS, VALUE_TARGETS)
-
-if TYPE_CHECKING:
-    from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfig
 
 # Metric names (per module).
 APPROX_KL_KEY = "approx_kl"
@@ -85,14 +83,14 @@ class TopKPPOTorchLearner(PPOTorchLearner):
         """The modules whose passes stopped on the KL in this iteration."""
         return set(self._kl_stopped)
 
-    def configure_optimizers_for_module(self, module_id: ModuleID, config: "TopKPPOConfig" = None) -> None:
+    def configure_optimizers_for_module(self, module_id: ModuleID, config: PPOConfig = None) -> None:
         module = self._module[module_id]
         params = module.trainable_parameters() if hasattr(module, "trainable_parameters") else \
             self.get_parameters(module)
         self.register_optimizer(module_id=module_id, optimizer=torch.optim.Adam(params, eps=float(config.adam_eps)),
                                 params=params, lr_or_lr_schedule=config.lr)
 
-    def compute_loss_for_module(self, *, module_id: ModuleID, config: "TopKPPOConfig", batch: dict[str, Any],
+    def compute_loss_for_module(self, *, module_id: ModuleID, config: PPOConfig, batch: dict[str, Any],
                                 fwd_out: dict[str, TensorType]) -> TensorType:
         logits = fwd_out[ACTION_DIST_INPUTS]
         if module_id in self._kl_stopped:
