@@ -9,7 +9,7 @@ import pytest
 
 from cardrl.games import doudizhu
 from cardrl.games.big2 import NUM_PLAYERS, Big2Game, GameOverError, IllegalMoveError
-from cardrl.games.big2_moves import Category, bits_to_cards, cards_to_string, move_id, parse_cards
+from cardrl.games.big2.moves import Category, bits_to_cards, cards_to_string, move_id, parse_cards
 from cardrl.games.engine import GameOverError as CommonGameOver
 from cardrl.games.engine import IllegalMoveError as CommonIllegal
 from helpers.game_state import snapshot

@@ -10,7 +10,7 @@ from cardrl.envs.rllib import RLlibMultiAgentEnv, register_cardrl_envs
 from cardrl.games.registry import get_game
 from cardrl.features.unified import UnifiedFeatures
 from cardrl.games.big2 import Big2Game, GameOverError, IllegalMoveError
-from cardrl.games.big2_moves import move_id
+from cardrl.games.big2.moves import move_id
 from helpers.rllib_episode import play_random_episode
 
 

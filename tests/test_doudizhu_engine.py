@@ -8,7 +8,7 @@ import pytest
 
 from cardrl.cards import rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
-from cardrl.games.doudizhu_moves import Category
+from cardrl.games.doudizhu.moves import Category
 from helpers.game_state import snapshot
 
 def move(game: DouDizhuGame, text: str) -> int:

@@ -11,7 +11,7 @@ from cardrl.envs.rllib import RLlibMultiAgentEnv
 from cardrl.games.registry import get_game
 from cardrl.features.danzero import DanZeroFeatures
 from cardrl.games.guandan import GameOverError, IllegalMoveError
-from cardrl.games.guandan_moves import Category, Move, Rank, hand_from_string, parse_cards
+from cardrl.games.guandan.moves import Category, Move, Rank, hand_from_string, parse_cards
 from helpers.rllib_episode import play_random_episode
 
 
@@ -270,7 +270,7 @@ def test_rllib_adapter_plays_a_deal():
 
 def test_the_largest_lead_found_maps_onto_ids():
     """The hill-climbed lead of the module docstring (15,947 legal moves at level 8): every move has an id."""
-    from cardrl.games.guandan_moves import cards_to_counts, legal_moves
+    from cardrl.games.guandan.moves import cards_to_counts, legal_moves
 
     hand = cards_to_counts(list(range(4, 28)) + [26, 28, 31])  # 3..8 of every suit, 9d 9s, both wild 8h
     moves = legal_moves(hand, None, "8")

@@ -338,7 +338,7 @@ class Big2Notation(GameNotation):
         if game.must_contain_three_of_diamonds and (counts is None or not counts[0]):
             return f"{typed}: the first move of the deal must contain the 3 of diamonds (3d)"
         if counts is not None:
-            from cardrl.games.big2_moves import cards_to_string
+            from cardrl.games.big2.moves import cards_to_string
 
             if cards_to_string(np.flatnonzero(counts[:52])) not in game.table.index:
                 return (f"{typed} is not a Big2 hand (solo, pair, triple, or five cards: straight, flush, full house, "
@@ -368,7 +368,7 @@ class GuanDanNotation(GameNotation):
         return 2
 
     def cards_text(self, counts: np.ndarray, game: Any) -> str:
-        from cardrl.games.guandan import _card_power
+        from cardrl.games.guandan.engine import _card_power
 
         level = game.level
         wild = 4 * level + 2
@@ -377,7 +377,7 @@ class GuanDanNotation(GameNotation):
         return " ".join(self.card_name(k) + ("*" if k == wild else "") for k in kinds)
 
     def move_text(self, game: Any, action: int) -> str:
-        from cardrl.games.guandan_moves import Category, move_to_string
+        from cardrl.games.guandan.moves import Category, move_to_string
 
         move = game.move_of(int(action))
         if move.category in (Category.TRIBUTE, Category.RETURN):
@@ -401,7 +401,7 @@ class GuanDanNotation(GameNotation):
         return self.move_text(game, action).split(" [")[0]
 
     def to_beat(self, game: Any) -> tuple[str, int] | None:
-        from cardrl.games.guandan_moves import move_to_string
+        from cardrl.games.guandan.moves import move_to_string
 
         if game.last_move is None or game.phase != "play":
             return None

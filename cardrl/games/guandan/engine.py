@@ -5,18 +5,18 @@ Sources: docs/rules.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (reward
 Zhao et al. 2024 (DanZero+) Sec. IV-E (tribute heuristics), IV-B (match bonus +-1).
 
 Seats 0..3 play in order 0, 1, 2, 3; teams sit opposite: team 0 = seats 0 and 2, team 1 = seats 1 and 3.
-Levels are ranks: a :class:`~cardrl.games.guandan_moves.Rank` or its name ``"2"`` .. ``"A"``
-(:func:`~cardrl.games.guandan_moves.parse_level`; a plain int is refused as ambiguous). ``game.level``,
+Levels are ranks: a :class:`~cardrl.games.guandan.moves.Rank` or its name ``"2"`` .. ``"A"``
+(:func:`~cardrl.games.guandan.moves.parse_level`; a plain int is refused as ambiguous). ``game.level``,
 ``game.team_levels`` and a view's levels are ``Rank`` values (an ``IntEnum`` valued by the rank index, 0 for 2 .. 12
 for A).
 
 Actions
     Like every cardrl engine, :meth:`GuanDanGame.legal_moves` returns sorted integer action ids and
     :meth:`GuanDanGame.step` takes one: ``108 + i`` is move ``i`` of the current level's table, ``0..53`` and
-    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan_table`). The legal card plays come from
-    the level table's compiled scan (:meth:`~cardrl.games.guandan_table.LevelMoveTable.legal_ids`, the same set as the
-    by-value generator :func:`~cardrl.games.guandan_moves.legal_moves`); :meth:`GuanDanGame.legal_move_values` gives
-    their :class:`~cardrl.games.guandan_moves.Move` values in the order of the ids (decoded when read),
+    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan.table`). The legal card plays come from
+    the level table's compiled scan (:meth:`~cardrl.games.guandan.table.LevelMoveTable.legal_ids`, the same set as the
+    by-value generator :func:`~cardrl.games.guandan.moves.legal_moves`); :meth:`GuanDanGame.legal_move_values` gives
+    their :class:`~cardrl.games.guandan.moves.Move` values in the order of the ids (decoded when read),
     :meth:`move_of` / :meth:`id_of` convert, and ``step`` also takes a legal ``Move``.
     ``game.actions`` records the ids. With ``tribute_decisions=True`` the tribute card (which of the equally highest
     cards) and the returned card are decisions too: moves of category ``TRIBUTE`` / ``RETURN`` in phases
@@ -50,10 +50,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RANKS, RED_JOKER, Category, Move, MoveGenerator, Rank,
     card_name, cards_to_string, legal_moves, move_to_string, parse_level, power, wild_kind)
-from cardrl.games.guandan_table import (
+from cardrl.games.guandan.table import (
     NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, LegalValues, decision_move, level_table)
 
 NUM_PLAYERS = 4
@@ -79,7 +79,7 @@ def partner_of(seat: int) -> int:
 
 def normalise_options(options: dict) -> dict:
     """GuanDan's rule options checked, the level as its rank name (``"2"`` .. ``"A"``: what deal files and
-    configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan_moves.parse_level`)."""
+    configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan.moves.parse_level`)."""
     return {**options, "level": str(parse_level(options["level"]))}
 
 
@@ -234,7 +234,7 @@ class GuanDanGame(Engine):
 
     @property
     def level(self) -> Rank:
-        """The level (a :class:`~cardrl.games.guandan_moves.Rank`) the current deal is played at."""
+        """The level (a :class:`~cardrl.games.guandan.moves.Rank`) the current deal is played at."""
         return RANKS[self.team_levels[self.level_team] if self.level_team is not None else self.team_levels[0]]
 
     def _start_deal(self) -> None:
@@ -417,7 +417,7 @@ class GuanDanGame(Engine):
 
     def move_string(self, action: int) -> str:
         """The move of an action id in words at the current level (wild stand-ins named, as in
-        :func:`~cardrl.games.guandan_moves.move_to_string`)."""
+        :func:`~cardrl.games.guandan.moves.move_to_string`)."""
         return move_to_string(self.move_of(action), self.level)
 
     def move_keys(self, ids) -> np.ndarray:

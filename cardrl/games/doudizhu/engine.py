@@ -9,7 +9,7 @@ Payoffs are zero-sum per seat: ADP pays the landlord ``+-2 x base`` and each pea
 ``base = bid x 2^(bombs + rockets)`` (x2 for a spring when ``spring=True``); WP pays ``+-2`` / ``-+1``.
 Divide the landlord's payoff by 2 for DouZero's per-side targets.
 
-Moves are ids into :func:`~cardrl.games.doudizhu_moves.doudizhu_move_table`; during bidding the actions are
+Moves are ids into :func:`~cardrl.games.doudizhu.moves.doudizhu_move_table`; during bidding the actions are
 ``num_moves + b`` for ``b`` in 0 (pass), 1, 2, 3.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.cards import NUM_KINDS, NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
 from cardrl.games.engine import (  # re-exported: they were first defined here
     Engine,
     GameOverError,
@@ -39,7 +39,7 @@ _DECK_VECTOR.setflags(write=False)
 
 def normalise_options(options: dict) -> dict:
     """DouDiZhu's rule options checked (``kickers`` "douzero" or "distinct", ``bidding`` and ``spring`` bools)."""
-    from cardrl.games.doudizhu_moves import KICKER_RULES
+    from cardrl.games.doudizhu.moves import KICKER_RULES
 
     if options["kickers"] not in KICKER_RULES:
         raise ValueError(f"doudizhu kickers={options['kickers']!r}; allowed: {', '.join(map(repr, KICKER_RULES))}")
@@ -208,7 +208,7 @@ class DouDizhuGame(Engine):
     def min_combination_rules(self) -> tuple:
         """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
         hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
-        from cardrl.games.doudizhu_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+        from cardrl.games.doudizhu.moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
 
         return (MCS_FIXED_MOVES[self.kickers], tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), True, True)
 

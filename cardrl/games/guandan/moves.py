@@ -52,7 +52,7 @@ Move table or per-hand generation? (measured on this 2-core machine, Python 3, n
     the level rank move), so a single id space for all levels would be ~1.7M moves. A per-level table is
     practical, but stable ids are only per level. This module generates moves per hand and identifies a move by its
     value (~1.1-1.5 ms mean per 27-card lead); the engine's legal moves come from a compiled scan over the
-    per-level table (:mod:`cardrl.games.guandan_table`: tens of us per lead), built from this module's ``fills``
+    per-level table (:mod:`cardrl.games.guandan.table`: tens of us per lead), built from this module's ``fills``
     and checked against :func:`legal_moves` (tests/test_guandan_moves_differential.py). Legal-set sizes of random
     27-card leads (3,000 deals, random level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max
     998; 1 wild: mean 1,170, max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach
@@ -191,7 +191,7 @@ def wild_kind(level: "Rank | str") -> int:
 
 _LEVEL_NAMES = {**{ch: Rank(i) for i, ch in enumerate(RANK_CHARS)}, "10": Rank.TEN}
 _LEVEL_HELP = ("a GuanDan level is a rank: its name '2' .. '9', 'T' (or '10'), 'J', 'Q', 'K', 'A', or a Rank "
-               "(cardrl.games.guandan_moves.Rank, e.g. Rank.FOUR)")
+               "(cardrl.games.guandan.moves.Rank, e.g. Rank.FOUR)")
 
 
 def parse_level(level: "Rank | str") -> Rank:

@@ -9,7 +9,7 @@ Payoffs are zero-sum: each loser pays one point per card left, times ``penalty_m
 ``{threshold: factor}``: ``{10: 2, 13: 3}`` doubles 10-12 cards and triples 13; default none), and the
 winner gains the sum.
 
-Moves are ids into :func:`~cardrl.games.big2_moves.big2_move_table` (see there for the move strings and
+Moves are ids into :func:`~cardrl.games.big2.moves.big2_move_table` (see there for the move strings and
 the ``straight_order`` option). Hands are 54-dim card vectors (``4 * rank + suit``) and card bit sets.
 """
 
@@ -20,7 +20,7 @@ from typing import Mapping
 import numpy as np
 
 from cardrl.cards import NUM_KINDS
-from cardrl.games.big2_moves import (
+from cardrl.games.big2.moves import (
     NUM_CARDS,
     THREE_OF_DIAMONDS,
     Category,
@@ -79,7 +79,7 @@ def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[
 def normalise_options(options: dict) -> dict:
     """Big2's rule options checked; ``penalty_multipliers`` as sorted ``((cards, factor), ...)`` or None (a dict,
     also one read back from JSON with string keys, or a list of pairs is accepted)."""
-    from cardrl.games.big2_moves import STRAIGHT_ORDERS
+    from cardrl.games.big2.moves import STRAIGHT_ORDERS
 
     if options["straight_order"] not in STRAIGHT_ORDERS:
         raise ValueError(f"big2 straight_order={options['straight_order']!r}; allowed: {STRAIGHT_ORDERS}")
@@ -206,7 +206,7 @@ class Big2Game(Engine):
     def min_combination_rules(self) -> tuple:
         """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
         hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
-        from cardrl.games.big2_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+        from cardrl.games.big2.moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
 
         return (MCS_FIXED_MOVES, tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), False, False)
 
