@@ -102,6 +102,48 @@ def normalise_options(options: dict) -> dict:
             "penalty_multipliers": penalties}
 
 
+class Big2View:
+    """A player's view of a :class:`Big2Game` (copied values; ``oracle=True`` adds every hand), with what the
+    features of Luo & Tan 2024 (Appendix C, Table 14) and BigZero are built from.
+
+    ``hand`` is the 54-dim card vector of the seat's hand and ``hand_bits`` the same as a bit set;
+    ``cards_left`` per seat; ``history`` / ``history_seats`` the moves in order and ``plays`` the same as
+    ``(seat, move)`` pairs; ``played`` (4, 54) the cards each seat has played; ``unseen`` the cards in the
+    other hands together; ``last_move`` / ``last_mover`` the move to beat (``None`` when leading);
+    ``legal`` the legal move ids when ``seat`` is to move (else an empty array); ``role`` the seat's agent name;
+    ``table`` the game's (shared, read-only) move table.
+    """
+
+    __slots__ = ("seat", "role", "table", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
+                 "plays", "played", "unseen", "last_move", "last_mover", "must_contain_three_of_diamonds", "legal",
+                 "winner", "hands")
+
+    def __init__(self, game: Big2Game, seat: int, oracle: bool):
+        self.seat = seat
+        self.role = AGENTS[seat]
+        self.table = game.table
+        self.phase = game.phase
+        self.current_player = game.current_player
+        self.hand = game.hands[seat].copy()
+        self.hand_bits = game.bits[seat]
+        self.cards_left = game.cards_left()
+        self.history = tuple(game.history)
+        self.history_seats = tuple(game.history_seats)
+        self.plays = tuple(zip(self.history_seats, self.history))
+        self.played = game.played.copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.uint8) - self.hand
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.must_contain_three_of_diamonds = game.must_contain_three_of_diamonds
+        self.legal = game.legal_moves() if seat == game.current_player else np.zeros(0, dtype=np.int64)
+        self.winner = game.winner
+        self.hands = game.hands.copy() if oracle else None
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
+        return self.table.cards[_check_ids(ids, len(self.table))]
+
+
 class Big2Game(Engine):
     """One deal of Big2 (module docstring; Luo & Tan 2024, Appendix B and Table 13).
 
@@ -115,6 +157,9 @@ class Big2Game(Engine):
     rewards = REWARDS
     suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
+    view_class = Big2View
+    copied_arrays = ("hands", "played")
+    copied_lists = ("bits", "actions", "history", "history_seats")
 
     def __init__(self, straight_order: str = "bigzero", open_with_three_diamonds: bool = True,
                  penalty_multipliers: Mapping[int, float] | None = None):
@@ -267,27 +312,6 @@ class Big2Game(Engine):
         worst = self.penalty(HAND_SIZE)
         return np.full(NUM_PLAYERS, -worst), np.full(NUM_PLAYERS, 3 * worst)
 
-    # ---- views -------------------------------------------------------------------------------
-    def view(self, seat: int) -> "Big2View":
-        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return Big2View(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "Big2View":
-        """Everything, every hand included (for oracle guiding and debugging)."""
-        return Big2View(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    # ---- copy --------------------------------------------------------------------------------
-    def copy(self) -> "Big2Game":
-        """An independent copy (the read-only move table is shared)."""
-        new = object.__new__(Big2Game)
-        new.__dict__.update(self.__dict__)
-        if self.phase is not None:
-            new.hands = self.hands.copy()
-            new.played = self.played.copy()
-            for name in ("bits", "actions", "history", "history_seats"):
-                setattr(new, name, list(getattr(self, name)))
-        return new
-
     def render(self, color: bool = False) -> str:
         """A text picture of the deal (render mode "ansi"): hands with suit symbols, the trick, recent moves.
 
@@ -324,45 +348,3 @@ def _check_ids(ids, n: int) -> np.ndarray:
 
 def _vector_bits(vec: np.ndarray) -> int:
     return sum(1 << int(c) for c in np.flatnonzero(vec))
-
-
-class Big2View:
-    """A player's view of a :class:`Big2Game` (copied values; ``oracle=True`` adds every hand), with what the
-    features of Luo & Tan 2024 (Appendix C, Table 14) and BigZero are built from.
-
-    ``hand`` is the 54-dim card vector of the seat's hand and ``hand_bits`` the same as a bit set;
-    ``cards_left`` per seat; ``history`` / ``history_seats`` the moves in order and ``plays`` the same as
-    ``(seat, move)`` pairs; ``played`` (4, 54) the cards each seat has played; ``unseen`` the cards in the
-    other hands together; ``last_move`` / ``last_mover`` the move to beat (``None`` when leading);
-    ``legal`` the legal move ids when ``seat`` is to move (else an empty array); ``role`` the seat's agent name;
-    ``table`` the game's (shared, read-only) move table.
-    """
-
-    __slots__ = ("seat", "role", "table", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
-                 "plays", "played", "unseen", "last_move", "last_mover", "must_contain_three_of_diamonds", "legal",
-                 "winner", "hands")
-
-    def __init__(self, game: Big2Game, seat: int, oracle: bool):
-        self.seat = seat
-        self.role = AGENTS[seat]
-        self.table = game.table
-        self.phase = game.phase
-        self.current_player = game.current_player
-        self.hand = game.hands[seat].copy()
-        self.hand_bits = game.bits[seat]
-        self.cards_left = game.cards_left()
-        self.history = tuple(game.history)
-        self.history_seats = tuple(game.history_seats)
-        self.plays = tuple(zip(self.history_seats, self.history))
-        self.played = game.played.copy()
-        self.unseen = game.hands.sum(axis=0, dtype=np.uint8) - self.hand
-        self.last_move = game.last_move
-        self.last_mover = game.last_mover
-        self.must_contain_three_of_diamonds = game.must_contain_three_of_diamonds
-        self.legal = game.legal_moves() if seat == game.current_player else np.zeros(0, dtype=np.int64)
-        self.winner = game.winner
-        self.hands = game.hands.copy() if oracle else None
-
-    def move_cards(self, ids) -> np.ndarray:
-        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
-        return self.table.cards[_check_ids(ids, len(self.table))]

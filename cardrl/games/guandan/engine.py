@@ -176,6 +176,67 @@ def deal_cards(seed: int, deal_index: int) -> tuple[np.ndarray, int]:
     return hands, int(rng.integers(NUM_PLAYERS))
 
 
+class GuanDanView:
+    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand).
+
+    ``legal`` holds the legal action ids when ``seat`` is to move (else an empty array) and ``legal_values`` their
+    ``Move`` values; :meth:`moves_of` and :meth:`move_cards` decode action ids at the view's level.
+    """
+
+    __slots__ = ("seat", "role", "team", "hand", "unseen", "played", "cards_left", "history", "last_move",
+                 "last_mover", "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase",
+                 "hands", "deal_index", "legal", "legal_values")
+
+    def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
+        self.seat = seat
+        self.role = f"player_{seat}"
+        self.team = team_of(seat)
+        self.phase = game.phase
+        self.hand = game.hands[seat].copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
+        self.played = game.played.copy()
+        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
+        self.history = tuple(game.history)
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.level = game.level
+        self.team_levels = tuple(RANKS[x] for x in game.team_levels)
+        self.level_team = game.level_team
+        self.finished = tuple(game.finished)
+        self.deal_index = game.deal_index
+        self.tributes = tuple(game.tributes)
+        self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
+        self.hands = game.hands.copy() if oracle else None
+        if seat == game.current_player and not game.is_over:
+            self.legal, values = game._legal_pair()
+            self.legal_values = values if isinstance(values, LegalValues) else tuple(values)  # both immutable
+        else:
+            self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
+
+    def moves_of(self, ids) -> list[Move]:
+        """The ``Move`` values of action ids at the view's level (the legal ones straight from ``legal_values``)."""
+        out = []
+        for action in np.asarray(ids, dtype=np.int64).tolist():
+            pos = int(np.searchsorted(self.legal, action))
+            if pos < len(self.legal) and self.legal[pos] == action:
+                out.append(self.legal_values[pos])
+            elif action < NUM_SPECIAL:
+                out.append(decision_move(action))
+            else:
+                out.append(level_table(self.level).move_of(action - NUM_SPECIAL))
+        return out
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` int8 card counts of action ids at the view's level."""
+        return _move_cards(self.level, ids)
+
+    def move_keys(self, ids) -> np.ndarray:
+        return _move_keys(self.level, ids)
+
+    def move_strength(self, ids) -> np.ndarray:
+        return _move_strength(self.level, ids)
+
+
 class GuanDanGame(Engine):
     """A GuanDan match (or one deal with ``match=False``); see the module docstring for rules and actions.
 
@@ -189,6 +250,10 @@ class GuanDanGame(Engine):
     rewards = REWARDS
     suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = DECK
+    view_class = GuanDanView
+    copied_arrays = ("hands", "played")
+    copied_lists = ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels", "a_failures",
+                    "deal_rewards", "deal_results")
 
     def __init__(self, match: bool = True, level: Rank | str = Rank.TWO, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
@@ -614,28 +679,6 @@ class GuanDanGame(Engine):
         top = 3.0 + (1.0 if self.match_bonus else 0.0)
         return np.full(NUM_PLAYERS, -top), np.full(NUM_PLAYERS, top)
 
-    # ---- views -------------------------------------------------------------------------------
-    def view(self, seat: int) -> "GuanDanView":
-        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return GuanDanView(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "GuanDanView":
-        """Everything, every hand included."""
-        return GuanDanView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    # ---- copy --------------------------------------------------------------------------------
-    def copy(self) -> "GuanDanGame":
-        new = object.__new__(GuanDanGame)
-        new.__dict__.update(self.__dict__)
-        if self.phase is None:
-            return new
-        new.hands = self.hands.copy()
-        new.played = self.played.copy()
-        for name in ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels",
-                     "a_failures", "deal_rewards", "deal_results"):
-            setattr(new, name, list(getattr(self, name)))
-        return new
-
     def render(self) -> str:
         """A readable text picture: levels, hands, the trick to beat, recent moves."""
         lvl = "23456789TJQKA"
@@ -706,64 +749,3 @@ def _move_cards(level: int, ids) -> np.ndarray:
                              f"{NUM_SPECIAL + len(table)}; got {int(rest.max()) + NUM_SPECIAL}")
         out[~special] = table.counts_of(rest)
     return out
-
-
-class GuanDanView:
-    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand).
-
-    ``legal`` holds the legal action ids when ``seat`` is to move (else an empty array) and ``legal_values`` their
-    ``Move`` values; :meth:`moves_of` and :meth:`move_cards` decode action ids at the view's level.
-    """
-
-    __slots__ = ("seat", "role", "team", "hand", "unseen", "played", "cards_left", "history", "last_move",
-                 "last_mover", "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase",
-                 "hands", "deal_index", "legal", "legal_values")
-
-    def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
-        self.seat = seat
-        self.role = f"player_{seat}"
-        self.team = team_of(seat)
-        self.phase = game.phase
-        self.hand = game.hands[seat].copy()
-        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
-        self.played = game.played.copy()
-        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
-        self.history = tuple(game.history)
-        self.last_move = game.last_move
-        self.last_mover = game.last_mover
-        self.level = game.level
-        self.team_levels = tuple(RANKS[x] for x in game.team_levels)
-        self.level_team = game.level_team
-        self.finished = tuple(game.finished)
-        self.deal_index = game.deal_index
-        self.tributes = tuple(game.tributes)
-        self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
-        self.hands = game.hands.copy() if oracle else None
-        if seat == game.current_player and not game.is_over:
-            self.legal, values = game._legal_pair()
-            self.legal_values = values if isinstance(values, LegalValues) else tuple(values)  # both immutable
-        else:
-            self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
-
-    def moves_of(self, ids) -> list[Move]:
-        """The ``Move`` values of action ids at the view's level (the legal ones straight from ``legal_values``)."""
-        out = []
-        for action in np.asarray(ids, dtype=np.int64).tolist():
-            pos = int(np.searchsorted(self.legal, action))
-            if pos < len(self.legal) and self.legal[pos] == action:
-                out.append(self.legal_values[pos])
-            elif action < NUM_SPECIAL:
-                out.append(decision_move(action))
-            else:
-                out.append(level_table(self.level).move_of(action - NUM_SPECIAL))
-        return out
-
-    def move_cards(self, ids) -> np.ndarray:
-        """``(n, 54)`` int8 card counts of action ids at the view's level."""
-        return _move_cards(self.level, ids)
-
-    def move_keys(self, ids) -> np.ndarray:
-        return _move_keys(self.level, ids)
-
-    def move_strength(self, ids) -> np.ndarray:
-        return _move_strength(self.level, ids)
