@@ -46,7 +46,7 @@ from typing import Any, Callable, Sequence, TextIO
 import numpy as np
 
 from cardrl.agents.base import agent_view
-from cardrl.games.notation import PASS_WORDS, GameNotation, rank_vectors
+from cardrl.games.notation import PASS_WORDS, GameNotation, notation_of, rank_vectors
 
 __all__ = ["Parsed", "GameNotation", "notation_for", "playable_games", "parse_input", "PlaySession", "run_session",
            "add_play_arguments", "main_play", "build_session", "DEFAULT_SHOWN"]
@@ -58,24 +58,26 @@ ALL_WORDS = ("all", "list", "moves")
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# notation: how each game writes and reads cards (the game's GameSpec.notation, cardrl/games/notation.py)
+# notation: how each game writes and reads cards (the notation module beside its engine)
 # ---------------------------------------------------------------------------------------------------------------
 def playable_games() -> list[str]:
-    """The registered games that have a notation (``GameSpec.notation``), so that a person can play them."""
+    """The registered games that have a notation (:func:`~cardrl.games.notation.notation_of`), so that a person can
+    play them."""
     from cardrl.games.registry import game_names, get_game
 
-    return [name for name in game_names() if get_game(name).notation is not None]
+    return [name for name in game_names() if notation_of(get_game(name).engine_class) is not None]
 
 
 def notation_for(game: str) -> GameNotation:
     """The :class:`GameNotation` of a registered game (ValueError naming the games that can be played)."""
-    from cardrl.games.registry import get_game, resolve
+    from cardrl.games.registry import get_game
 
     spec = get_game(game)
-    if spec.notation is None:
-        raise ValueError(f"{spec.title} cannot be played in the terminal: it has no notation (GameSpec.notation); "
-                         f"cardrl play plays {', '.join(playable_games()) or 'no game'}")
-    return resolve(spec.notation)()
+    notation = notation_of(spec.engine_class)
+    if notation is None:
+        raise ValueError(f"{spec.title} cannot be played in the terminal: it has no notation (a notation module "
+                         f"beside its engine); cardrl play plays {', '.join(playable_games()) or 'no game'}")
+    return notation
 
 
 # ---------------------------------------------------------------------------------------------------------------

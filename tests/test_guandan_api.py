@@ -19,7 +19,7 @@ from cardrl.games.guandan.moves import (
     BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, PlayedCard, Rank, classify, legal_moves, move_to_string,
     parse_cards, parse_level, sequence_ranks, wild_kind)
 from cardrl.games.guandan.table import NUM_SPECIAL, level_table
-from cardrl.games.notation import GuanDanNotation
+from cardrl.games.guandan.notation import GuanDanNotation
 from cardrl.games.registry import get_game
 
 C = Category
