@@ -72,7 +72,7 @@ def test_rule_options_env_and_play_take_ranks():
     env = guandan_v0.env(match=False, level="9")
     env.reset(seed=0)
     assert env.unwrapped.game.level == Rank.NINE
-    from cardrl.play import _play_options
+    from cardrl.play.cli import _play_options
 
     args = argparse.Namespace(rule=["match=false", "level=4"], deals=None, tribute_decisions=False)
     options = _play_options("guandan", args)
