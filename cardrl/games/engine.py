@@ -86,14 +86,22 @@ class Engine(ABC):
     rewards: ClassVar[tuple[str, ...]]  # the payoff kinds; the first is the default
     deck: ClassVar[np.ndarray]  # (54,) counts of every card kind in the game's deck
     suits_matter: ClassVar[bool] = True  # False: only ranks matter, card vectors are per-rank thermometers
-    view_class: ClassVar[type]  # what a player sees: ``view_class(game, seat, oracle=...)`` (see :meth:`view`)
-    copied_arrays: ClassVar[tuple[str, ...]] = ()  # the mutable state :meth:`copy` copies: numpy arrays ...
-    copied_lists: ClassVar[tuple[str, ...]] = ()  # ... and lists
+    # what a player sees, ``view_class(game, seat, oracle=...)`` (:meth:`view`), and the mutable state that
+    # :meth:`copy` copies: the names of numpy arrays and of lists
+    view_class: ClassVar[type]
+    copied_arrays: ClassVar[tuple[str, ...]] = ()
+    copied_lists: ClassVar[tuple[str, ...]] = ()
 
     phase: str | None
     current_player: int
     seed: int | None
     actions: list[int]
+
+    def __init__(self) -> None:
+        """No deal yet (``reset(seed)`` deals); a subclass takes its rule options and calls this first."""
+        self.seed = None
+        self.actions = []  # every action id of the game, for replay
+        self.phase = None  # None until reset(seed) deals; "over" at the end
 
     # ---- the game --------------------------------------------------------------------------------------
     @property

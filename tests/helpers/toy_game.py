@@ -51,9 +51,7 @@ class DuelGame(Engine):
         if not isinstance(double, bool):
             raise TypeError(f"double must be a bool, got {double!r}")
         self.double = double
-        self.phase = None
-        self.seed = None
-        self.actions = []
+        super().__init__()
 
     @property
     def num_actions(self) -> int:

@@ -29,14 +29,8 @@ from cardrl.games.big2.moves import (
     cards_to_string,
     pretty_cards,
 )
-from cardrl.games.engine import (
-    Engine,
-    GameOverError,
-    IllegalMoveError,
-    check_action_type,
-    check_seed,
-    table_move_reason,
-)
+from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,
+                                 table_move_reason)
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
@@ -155,14 +149,13 @@ class Big2Game(Engine):
     name = "big2"
     num_players = NUM_PLAYERS
     rewards = REWARDS
-    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
-    view_class = Big2View
-    copied_arrays = ("hands", "played")
-    copied_lists = ("bits", "actions", "history", "history_seats")
+    view_class, copied_arrays, copied_lists = Big2View, ("hands", "played"), ("bits", "actions", "history",
+                                                                             "history_seats")
 
     def __init__(self, straight_order: str = "bigzero", open_with_three_diamonds: bool = True,
                  penalty_multipliers: Mapping[int, float] | None = None):
+        super().__init__()
         if not isinstance(open_with_three_diamonds, (bool, np.bool_)):
             raise TypeError(f"open_with_three_diamonds must be a bool, got {open_with_three_diamonds!r}")
         self.table = big2_move_table(straight_order)
@@ -170,9 +163,6 @@ class Big2Game(Engine):
         self.open_with_three_diamonds = bool(open_with_three_diamonds)
         self.penalty_multipliers = check_penalty_multipliers(penalty_multipliers)
         self.num_moves = len(self.table)
-        self.seed: int | None = None
-        self.actions: list[int] = []
-        self.phase: str | None = None  # None until reset(seed) deals, then "play", then "over"
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "Big2Game":

@@ -19,14 +19,9 @@ import numpy as np
 
 from cardrl.cards import NUM_KINDS, NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
 from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
-from cardrl.games.engine import (  # re-exported: they were first defined here
-    Engine,
-    GameOverError,
-    IllegalMoveError,
-    check_action_type,
-    check_seed,
-    table_move_reason,
-)
+# GameOverError and IllegalMoveError are re-exported: they were first defined here
+from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,
+                                 table_move_reason)
 
 NUM_PLAYERS = 3
 ROLES = ("landlord", "landlord_down", "landlord_up")
@@ -112,22 +107,19 @@ class DouDizhuGame(Engine):
     rewards = REWARDS
     suits_matter = False  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
-    view_class = DouDizhuView
-    copied_arrays = ("hands", "played", "num_played_moves", "bottom")
-    copied_lists = ("history", "history_seats", "bids", "actions", "_bits_cache")
+    view_class, copied_arrays, copied_lists = DouDizhuView, ("hands", "played", "num_played_moves", "bottom"), (
+        "history", "history_seats", "bids", "actions", "_bits_cache")
 
     def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
+        super().__init__()
         for option, value in (("bidding", bidding), ("spring", spring)):
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{option} must be a bool, got {type(value).__name__} {value!r}")
         self.table = doudizhu_move_table(kickers)
+        self.num_moves = len(self.table)
         self.kickers = kickers
         self.bidding = bool(bidding)
         self.spring = bool(spring)
-        self.num_moves = len(self.table)
-        self.seed: int | None = None
-        self.actions: list[int] = []  # every action of the deal, bids included, for replay
-        self.phase: str | None = None  # None until reset(seed) deals
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "DouDizhuGame":

@@ -248,16 +248,15 @@ class GuanDanGame(Engine):
     name = "guandan"
     num_players = NUM_PLAYERS
     rewards = REWARDS
-    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = DECK
-    view_class = GuanDanView
-    copied_arrays = ("hands", "played")
-    copied_lists = ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels", "a_failures",
-                    "deal_rewards", "deal_results")
+    view_class, copied_arrays, copied_lists = GuanDanView, ("hands", "played"), (
+        "actions", "history", "finished", "tributes", "returns", "_pending", "team_levels", "a_failures",
+        "deal_rewards", "deal_results")
 
     def __init__(self, match: bool = True, level: Rank | str = Rank.TWO, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
                  max_deals: int | None = None):
+        super().__init__()
         for name, value in (("match", match), ("match_bonus", match_bonus),
                             ("tribute_decisions", tribute_decisions), ("return_level_card", return_level_card)):
             if not isinstance(value, (bool, np.bool_)):
@@ -278,8 +277,6 @@ class GuanDanGame(Engine):
         self.match_bonus = bool(match_bonus)
         self.tribute_decisions = bool(tribute_decisions)
         self.max_deals = max_deals
-        self.phase: str | None = None
-        self.seed: int | None = None
         self._legal: tuple[np.ndarray, list[Move]] | None = None  # (sorted ids, their Move values)
 
     # ---- setup -------------------------------------------------------------------------------
