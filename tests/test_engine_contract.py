@@ -213,3 +213,19 @@ def test_a_new_game_gets_env_evaluation_and_agents_from_the_registry():
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert obs["observation"].shape == (122,) and obs["action_mask"].shape == (13,)
+
+
+def test_every_cardrl_game_has_a_notation_beside_its_engine():
+    """``cardrl play`` finds a game's notation by convention (cardrl.games.notation.notation_of): every game cardrl
+    registers has one; the toy game, which has none, is refused with the games that can be played."""
+    from cardrl.games.notation import GameNotation, notation_of
+    from cardrl.play import notation_for
+
+    for name in game_names():
+        notation = notation_of(get_game(name).engine_class)
+        if name == "duel":
+            assert notation is None
+        else:
+            assert isinstance(notation, GameNotation) and notation.title == get_game(name).title
+    with pytest.raises(ValueError, match="Duel cannot be played in the terminal.*doudizhu, big2, guandan"):
+        notation_for("duel")
