@@ -3,7 +3,7 @@
 Agents ``player_0`` .. ``player_3`` are the seats in play order; teams sit opposite (``player_0`` & ``player_2``,
 ``player_1`` & ``player_3``). One episode is a whole match (``match=True``, DanZero's episode; ``max_deals``
 cuts it short, reported as a truncation) or a single deal at ``level`` (``match=False``). A level is a rank: ``"2"``
-.. ``"A"`` (``"T"`` or ``"10"``) or a :class:`~cardrl.games.guandan_moves.Rank`; a plain int is refused as ambiguous
+.. ``"A"`` (``"T"`` or ``"10"``) or a :class:`~cardrl.games.guandan.moves.Rank`; a plain int is refused as ambiguous
 (it used to be a rank index: ``level=2`` was the 4s).
 
 Observation: ``Dict(observation=Box(513), action_mask=Box(int8, N))``; ``observation`` is DanZero's 513-dim
@@ -11,7 +11,7 @@ state (:mod:`cardrl.features.danzero`, ``danzero_v1``) of the observing seat.
 
 Action space: ``Discrete(135,179)``: ids ``0..53`` are the tribute decisions (the card kind given), ``54..107`` the
 return decisions (``tribute_decisions=True`` only), and ``108 + i`` is move ``i`` of the *current level's* move table
-(pass is ``i = 0``); why the ids are per level, and what the tables cost, is in :mod:`cardrl.games.guandan_table`.
+(pass is ``i = 0``); why the ids are per level, and what the tables cost, is in :mod:`cardrl.games.guandan.table`.
 A move's id depends on the level (which the observation carries); ids past a smaller level's table are never legal.
 The dense mask is 135 KB of int8 per observation (``np.flatnonzero(mask.view(bool))`` reads it in ~20 us).
 ``legal_moves()`` gives the legal ids, ``legal_move_values()`` the engine's ``Move`` values in the same order,
@@ -37,8 +37,8 @@ import numpy as np
 from cardrl.envs.card_game import CardGameEnv
 from cardrl.envs.turns import OrderEnforcing
 from cardrl.games.guandan import team_of
-from cardrl.games.guandan_moves import Move, Rank
-from cardrl.games.guandan_table import (  # re-exported: the env's action space
+from cardrl.games.guandan.moves import Move, Rank
+from cardrl.games.guandan.table import (  # re-exported: the env's action space
     MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, LevelMoveTable, level_table)
 
 SEATS = ("player_0", "player_1", "player_2", "player_3")

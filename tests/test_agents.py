@@ -11,7 +11,7 @@ from scipy import stats
 from cardrl.agents import Agent, DouDizhuRuleAgent, RandomAgent, plan_hand, play_game
 from cardrl.cards import rank_counts_to_bits, rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame
-from cardrl.games.doudizhu_moves import doudizhu_move_table
+from cardrl.games.doudizhu.moves import doudizhu_move_table
 
 DEALS = 1000
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from cardrl.agents import Big2RuleAgent, RandomAgent, play_game
 from cardrl.games.big2 import Big2Game
-from cardrl.games.big2_moves import (
+from cardrl.games.big2.moves import (
     THREE_OF_DIAMONDS,
     Category,
     big2_move_table,

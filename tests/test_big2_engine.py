@@ -9,7 +9,7 @@ import pytest
 
 from cardrl.games import doudizhu
 from cardrl.games.big2 import NUM_PLAYERS, Big2Game, GameOverError, IllegalMoveError
-from cardrl.games.big2_moves import Category, bits_to_cards, cards_to_string, move_id, parse_cards
+from cardrl.games.big2.moves import Category, bits_to_cards, cards_to_string, move_id, parse_cards
 from cardrl.games.engine import GameOverError as CommonGameOver
 from cardrl.games.engine import IllegalMoveError as CommonIllegal
 from helpers.game_state import snapshot
@@ -218,16 +218,10 @@ def test_unknown_options_are_rejected():
 # bad input: a clear error, and nothing changes
 # ---------------------------------------------------------------------------------------------
 
+# bad types, ids out of range, bad seeds and a step after the end, in every game: test_engine_contract.py
 @pytest.mark.parametrize("action, error, message", [
     (-1, IllegalMoveError, r"action -1 is out of range: move ids are 0\.\.19898"),
-    (19_899, IllegalMoveError, r"19899 is out of range"),
-    (10**30, IllegalMoveError, r"out of range"),
-    (1.5, TypeError, r"int.*float 1\.5"),
-    (np.float64(2), TypeError, r"int.*float"),
     ("3d", TypeError, r"int.*str '3d'"),
-    (None, TypeError, r"int.*NoneType None"),
-    (True, TypeError, r"int.*bool True"),
-    ([3], TypeError, r"int.*list"),
 ])
 def test_bad_action_raises_and_changes_nothing(following, action, error, message):
     before = snapshot(following)
@@ -253,34 +247,18 @@ def test_move_not_held_names_move_and_hand(following):
     assert snapshot(following) == before
 
 
-def test_numpy_integer_actions_and_seeds_are_accepted(following):
+def test_numpy_integer_actions_are_accepted(following):
     following.step(np.int64(following.table.pass_id))
     assert following.history[-1] == following.table.pass_id
-    assert snapshot(Big2Game().reset(np.int64(5))) == snapshot(Big2Game().reset(5))
 
 
-def test_step_after_game_over_raises_and_changes_nothing():
+def test_step_after_the_first_player_plays_out_raises():
     game = first_player_plays_out(Big2Game().reset(3))
     assert game.is_over and game.legal_moves().size == 0
     before = snapshot(game)
-    for action in (game.table.pass_id, 0, -1):
-        with pytest.raises(GameOverError, match="over"):
-            game.step(action)
-        assert not game.is_legal(action)
+    with pytest.raises(GameOverError, match="over"):
+        game.step(game.table.pass_id)
     assert snapshot(game) == before
-
-
-@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("3", TypeError), (-1, ValueError), (True, TypeError),
-                                         (None, TypeError), (np.float64(4), TypeError)])
-def test_bad_seed_raises_and_changes_nothing(seed, error):
-    game = Big2Game().reset(11)
-    game.step(lowest_solo(game))
-    before = snapshot(game)
-    with pytest.raises(error, match="seed"):
-        game.reset(seed)
-    assert snapshot(game) == before
-    with pytest.raises(error, match="seed"):
-        Big2Game.replay(seed, [])
 
 
 def test_step_before_reset_says_to_reset():

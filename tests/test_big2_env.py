@@ -2,22 +2,16 @@
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, seed_test
 
 from cardrl.envs import big2_v0, doudizhu_v0
 from cardrl.envs import make_env
 from cardrl.envs.rllib import RLlibMultiAgentEnv, register_cardrl_envs
 from cardrl.games.registry import get_game
 from cardrl.features.unified import UnifiedFeatures
-from cardrl.games.big2 import Big2Game, GameOverError, IllegalMoveError
-from cardrl.games.big2_moves import move_id
+from cardrl.games.big2 import IllegalMoveError
+from cardrl.games.big2.moves import move_id
+from helpers.aec_play import play_random, snapshot
 from helpers.rllib_episode import play_random_episode
-
-
-@pytest.mark.parametrize("opts", [{}, {"open_with_three_diamonds": False, "straight_order": "low"}])
-def test_pettingzoo_api_and_seed(opts):
-    api_test(big2_v0.env(**opts), num_cycles=200)
-    seed_test(lambda: big2_v0.env(**opts), num_cycles=200)
 
 
 def test_spaces_and_first_observation():
@@ -44,30 +38,13 @@ def test_spaces_and_first_observation():
     assert np.array_equal(env.observe(other)["observation"], expected)
 
 
-def _play_random(env, rng, check_mask=False):
-    total = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        total[agent] += reward
-        if term or trunc:
-            action = None
-        else:
-            legal = np.flatnonzero(obs["action_mask"])
-            if check_mask:
-                assert np.array_equal(legal, env.unwrapped.game.legal_moves())
-                assert np.array_equal(obs["observation"], env.unwrapped.observation_vector(agent))
-            action = int(rng.choice(legal))
-        env.step(action)
-    return total
-
-
 @pytest.mark.parametrize("penalty", [None, {10: 2, 13: 3}])
 def test_rewards_are_the_payoffs_and_zero_sum(penalty):
     env = big2_v0.env(penalty_multipliers=penalty)
     rng = np.random.default_rng(0)
     for seed in range(12):
         env.reset(seed=seed)
-        total = _play_random(env, rng, check_mask=seed < 3)
+        total = play_random(env, rng, check_mask=seed < 3)
         payoffs = env.unwrapped.game.payoffs()
         assert [total[a] for a in env.possible_agents] == payoffs.tolist()
         assert sum(total.values()) == 0 and max(total.values()) > 0
@@ -83,36 +60,17 @@ def test_action_features_are_card_vectors():
     assert env.features.name == "luo_tan_v1"
 
 
-def _snapshot(env):
-    g = env.unwrapped.game
-    return (g.hands.tolist(), g.played.tolist(), list(g.history), g.current_player, g.last_move,
-            env.agent_selection, dict(env.unwrapped._cumulative_rewards), dict(env.unwrapped.rewards))
-
-
-@pytest.mark.parametrize("action, error, message", [
-    (19899, IllegalMoveError, r"out of range: move ids are 0..19898"),
-    (-1, IllegalMoveError, r"out of range"),
-    (1.0, TypeError, r"int in Discrete\(19899\).*got float"),
-    ("3d", TypeError, r"got str"),
-    (True, TypeError, r"got bool"),
-    (None, TypeError, r"got NoneType"),
-])
-def test_bad_actions_raise_clear_errors_and_change_nothing(action, error, message):
-    env = big2_v0.env()
-    env.reset(seed=5)
-    before = _snapshot(env)
-    with pytest.raises(error, match=message):
-        env.step(action)
-    assert _snapshot(env) == before
-
-
 def test_illegal_moves_name_the_agent_and_rule():
     env = big2_v0.env()
     env.reset(seed=5)
     agent, table = env.agent_selection, env.unwrapped.table
-    before = _snapshot(env)
+    before = snapshot(env)
     with pytest.raises(IllegalMoveError, match=f"{agent}: .*may not pass"):
         env.step(table.pass_id)
+    with pytest.raises(IllegalMoveError, match="out of range: move ids are 0..19898"):
+        env.step(19899)  # bad types and other ids out of range: test_env_contract.py
+    with pytest.raises(TypeError, match="got str"):
+        env.step("3d")
     hand = env.unwrapped.game.hand_bits(env.unwrapped.game.current_player)
     not_held = next(c for c in range(52) if not hand >> c & 1)
     with pytest.raises(IllegalMoveError, match="does not hold"):
@@ -120,7 +78,7 @@ def test_illegal_moves_name_the_agent_and_rule():
     holds = [c for c in range(1, 52) if hand >> c & 1]
     with pytest.raises(IllegalMoveError, match="3 of diamonds"):
         env.step(move_id(table, table.strings[holds[0]]))  # a held solo without the 3 of diamonds
-    assert _snapshot(env) == before
+    assert snapshot(env) == before
 
 
 def test_follow_that_does_not_beat_is_rejected():
@@ -130,40 +88,19 @@ def test_follow_that_does_not_beat_is_rejected():
     table, game = env.unwrapped.table, env.unwrapped.game
     pairs = [m for m in table.legal_moves(game.hand_bits(game.current_player), None) if table.length[m] == 2]
     assert pairs, "seed 5 should give the second player a pair"
-    before = _snapshot(env)
+    before = snapshot(env)
     with pytest.raises(IllegalMoveError, match=f"{env.agent_selection}: move {pairs[0]} .* does not beat the last "
                                                r"move 0 \(3d\)"):
         env.step(int(pairs[0]))
-    assert _snapshot(env) == before
+    assert snapshot(env) == before
 
 
-def test_step_after_the_deal_is_over():
-    env = big2_v0.env()
-    env.reset(seed=2)
-    _play_random(env, np.random.default_rng(1))
-    assert env.agents == []
-    with pytest.raises(GameOverError, match="reset"):
-        env.unwrapped.step(0)
-    raw = big2_v0.raw_env()
-    raw.reset(seed=2)
-    while not raw.game.is_over:
-        raw.step(int(raw.legal_moves()[0]))
-    with pytest.raises(GameOverError, match=r"step\(None\)"):
-        raw.step(0)
-
-
-def test_bad_seeds_and_reset_options_change_nothing():
+def test_reset_options_name_the_rule_options():
+    """Bad seeds and reset options change nothing: test_env_contract.py."""
     env = big2_v0.env()
     env.reset(seed=4)
-    before = _snapshot(env)
-    for bad in (1.5, "3", [1], True):
-        with pytest.raises(TypeError, match="seed must be a non-negative int"):
-            env.reset(seed=bad)
-    with pytest.raises(ValueError, match="seed must be a non-negative int"):
-        env.reset(seed=-1)
     with pytest.raises(TypeError, match="reset options must be None or a dict.*straight_order"):
         env.reset(seed=1, options="low")
-    assert _snapshot(env) == before
 
 
 def test_bad_constructor_options():
@@ -173,8 +110,6 @@ def test_bad_constructor_options():
         big2_v0.env(open_with_three_diamonds="yes")
     with pytest.raises(ValueError, match="threshold"):
         big2_v0.env(penalty_multipliers={20: 2})
-    with pytest.raises(ValueError, match="render_mode"):
-        big2_v0.env(render_mode="human")
     with pytest.raises(TypeError):
         big2_v0.env(kickers="douzero")
     with pytest.raises(ValueError, match="unknown agent 'landlord'"):
@@ -198,7 +133,7 @@ def test_ansi_render_shows_suits_agents_and_trick():
     for agent in ("west", "south", "east", "north"):
         assert agent in text
     assert "\u2666" in text and "to beat:" in text and "[12]" in text
-    assert big2_v0.raw_env().render() is None  # no render_mode
+    assert big2_v0.raw_env().render() is None  # no render_mode, before a deal
 
 
 def test_rllib_adapter_plays_whole_deals():
@@ -228,8 +163,7 @@ def test_registered_with_ray_tune():
 # ---- doudizhu_v0 with features="unified" ----------------------------------------------------------------------
 @pytest.mark.parametrize("bidding", [False, True])
 def test_doudizhu_unified_features_option(bidding):
-    env = doudizhu_v0.env(features="unified", bidding=bidding)
-    api_test(env, num_cycles=100)
+    env = doudizhu_v0.env(features="unified", bidding=bidding)  # api_test: test_env_contract.py
     env.reset(seed=3)
     assert env.unwrapped.features.name == "luo_tan_v1"
     width = 1404 + (73 if bidding else 0)
@@ -238,7 +172,7 @@ def test_doudizhu_unified_features_option(bidding):
         obs, *_ = env.last()
         assert np.array_equal(obs["observation"], UnifiedFeatures().encode(env.unwrapped.game, 0))
         assert obs["observation"][108:126].sum() == 0 and obs["observation"][126:142].sum() == 16  # landlord
-    total = _play_random(env, np.random.default_rng(0))
+    total = play_random(env, np.random.default_rng(0))
     assert sum(total.values()) == 0
     with pytest.raises(ValueError, match=r"features='bigzero' is unknown; allowed: \['douzero', 'unified'\]"):
         doudizhu_v0.env(features="bigzero")

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from helpers.big2_reference import FIVE_LEVEL, STRAIGHT_ORDER, beats, cards_of, classify
-from cardrl.games.big2_moves import (
+from cardrl.games.big2.moves import (
     STRAIGHT_ORDERS,
     Category,
     big2_move_table,

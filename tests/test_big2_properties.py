@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from helpers.big2_reference import beats, brute_force_legal, cards_of, classify
 from cardrl.games.big2 import Big2Game
-from cardrl.games.big2_moves import big2_move_table
+from cardrl.games.big2.moves import big2_move_table
 from helpers.game_state import snapshot
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)

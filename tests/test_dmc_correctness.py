@@ -16,7 +16,7 @@ from cardrl.cli import main
 from cardrl.envs import make_env
 from cardrl.eval.lockstep import evaluate_scorer
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games.guandan_moves import Category, hand_from_string
+from cardrl.games.guandan.moves import Category, hand_from_string
 from cardrl.games.registry import get_game
 
 

@@ -27,7 +27,7 @@ import pytest
 
 from cardrl.cards import rank_counts_to_bits, rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import ROLES, DouDizhuGame
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
 
 RANKS = "3456789TJQKA2BR"
 ACE, BLACK, RED = 11, 13, 14

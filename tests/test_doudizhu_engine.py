@@ -8,7 +8,7 @@ import pytest
 
 from cardrl.cards import rank_counts_to_string, string_to_rank_counts
 from cardrl.games.doudizhu import DouDizhuGame, GameOverError, IllegalMoveError
-from cardrl.games.doudizhu_moves import Category
+from cardrl.games.doudizhu.moves import Category
 from helpers.game_state import snapshot
 
 def move(game: DouDizhuGame, text: str) -> int:
@@ -71,18 +71,10 @@ def test_leader_may_not_pass():
     assert snapshot(game) == before
 
 
+# bad types, ids out of range, bad seeds and a step after the end, in every game: test_engine_contract.py
 @pytest.mark.parametrize("action, error, message", [
-    (-1, IllegalMoveError, r"action -1 is out of range"),
-    (27_472, IllegalMoveError, r"27472 is out of range"),
+    (27_472, IllegalMoveError, r"27472 is out of range: move ids are 0\.\.27471"),
     (27_472 + 2, IllegalMoveError, r"out of range"),  # a bid action outside bidding
-    (10**30, IllegalMoveError, r"out of range"),
-    (1.5, TypeError, r"int.*float 1\.5"),
-    (3.0, TypeError, r"int.*float 3\.0"),
-    (np.float64(2), TypeError, r"int.*float"),
-    ("3", TypeError, r"int.*str '3'"),
-    (None, TypeError, r"int.*NoneType None"),
-    (True, TypeError, r"int.*bool True"),
-    ([3], TypeError, r"int.*list"),
 ])
 def test_bad_action_raises_and_changes_nothing(following, action, error, message):
     before = snapshot(following)
@@ -122,33 +114,13 @@ def test_numpy_integer_actions_are_accepted(following):
     assert following.history[-1] == following.table.pass_id
 
 
-def test_step_after_game_over_raises_and_changes_nothing():
+def test_step_after_the_landlord_plays_out_raises():
     game = landlord_plays_out(DouDizhuGame().reset(3))
     assert game.is_over and game.legal_moves().size == 0
     before = snapshot(game)
-    for action in (game.table.pass_id, 0, -1):
-        with pytest.raises(GameOverError, match="over"):
-            game.step(action)
-        assert not game.is_legal(action)
+    with pytest.raises(GameOverError, match="over"):
+        game.step(game.table.pass_id)
     assert snapshot(game) == before
-
-
-@pytest.mark.parametrize("seed, error", [(1.5, TypeError), ("3", TypeError), (-1, ValueError), (True, TypeError),
-                                         (None, TypeError), (np.float64(4), TypeError), (-(2**70), ValueError)])
-def test_bad_seed_raises_and_changes_nothing(seed, error):
-    game = DouDizhuGame().reset(11)
-    game.step(lowest_solo(game))
-    before = snapshot(game)
-    with pytest.raises(error, match="seed") as info:
-        game.reset(seed)
-    assert repr(seed) in str(info.value) or str(seed) in str(info.value)
-    assert snapshot(game) == before
-    with pytest.raises(error, match="seed"):
-        DouDizhuGame.replay(seed, [])
-
-
-def test_numpy_integer_seed_deals_like_int():
-    assert snapshot(DouDizhuGame().reset(np.int64(5))) == snapshot(DouDizhuGame().reset(5))
 
 
 def test_unknown_options_are_rejected():

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from cardrl.games.doudizhu import ROLES, DouDizhuGame
-from cardrl.games.doudizhu_moves import Category
+from cardrl.games.doudizhu.moves import Category
 from cardrl.features.douzero import DouZeroFeatures
 
 douzero_env = pytest.importorskip("douzero.env.env")

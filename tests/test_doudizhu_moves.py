@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from cardrl.cards import rank_counts_to_bits, string_to_rank_counts, vector_to_bits
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
 
 C = Category
 RANKS = "3456789TJQKA2BR"

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cardrl.games.doudizhu import DouDizhuGame
-from cardrl.games.doudizhu_moves import doudizhu_move_table
+from cardrl.games.doudizhu.moves import doudizhu_move_table
 from helpers.game_state import snapshot
 
 RANKS = "3456789TJQKA2BR"
@@ -176,7 +176,7 @@ _NAMES = ("PASS", "SOLO", "PAIR", "TRIO", "TRIO_SOLO", "TRIO_PAIR", "CHAIN", "PA
 @pytest.mark.parametrize("kickers", ["douzero", "distinct"])
 def test_independent_classifier_agrees_with_every_table_entry(kickers):
     """Each entry has one reading by the rules, and the table's category/length/rank are that reading."""
-    from cardrl.games.doudizhu_moves import Category
+    from cardrl.games.doudizhu.moves import Category
 
     ref = reference(kickers)
     table = doudizhu_move_table(kickers)

@@ -5,18 +5,18 @@ Random games: legal ids sorted, unique and in range, non-empty until the end; ev
 (its card vector within the hand) and accepted by ``is_legal``; cards conserved; payoffs zero-sum for every reward
 kind; nothing legal and every step refused after the end. Copies are independent and ``replay(seed, actions)``
 rebuilds the state. Bad input (wrong types, ids out of range, an illegal id, a step before the deal or after the
-end, a bad seat or reward) raises with the state unchanged. Each game's env passes PettingZoo's api_test.
+end, a bad seat or reward) raises with the state unchanged. The envs' contract is test_env_contract.py.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test
 
 from cardrl.envs import make_env
 from cardrl.games.engine import GameOverError, IllegalMoveError
 from cardrl.games.registry import game_names, get_game, register_game, unregister_game
+from helpers.game_state import snapshot
 from helpers.toy_game import DUEL
 
 # rule options that matter for the contract, beyond each game's defaults (a new game is tested with its defaults)
@@ -109,23 +109,43 @@ def test_copy_is_independent_and_replay_rebuilds_the_state(name, options):
     assert _state(spec.engine_class.replay(7, game.actions, **options)) == before
 
 
+# (action, error, message) refused in every game; "n" stands for num_actions
+BAD_ACTIONS = [(-1, IllegalMoveError, r"action -1 is out of range"), ("n", IllegalMoveError, r"{n} is out of range"),
+               (10**30, IllegalMoveError, r"out of range"), (1.5, TypeError, r"an action must be an int.*float 1\.5"),
+               (3.0, TypeError, r"int.*float 3\.0"), (np.float64(2), TypeError, r"int.*float"),
+               ("3", TypeError, r"int.*str '3'"), (None, TypeError, r"int.*NoneType None"),
+               (True, TypeError, r"int.*bool True"), ([3], TypeError, r"int.*list")]
+BAD_SEEDS = [(1.5, TypeError), ("3", TypeError), (-1, ValueError), (True, TypeError), (None, TypeError),
+             (np.float64(4), TypeError), (-(2**70), ValueError)]
+
+
+def _leading_and_following(spec) -> list:
+    """A position where the player to move leads, and one after a first move."""
+    lead = spec.make_engine().reset(3)
+    follow = spec.make_engine().reset(3)
+    follow.step(int(follow.legal_moves()[0]))
+    return [lead, follow]
+
+
 @pytest.mark.parametrize("name", list(dict.fromkeys([*game_names(), "duel"])))
 def test_bad_input_raises_and_changes_nothing(name):
     spec = get_game(name)
     with pytest.raises(RuntimeError, match="reset"):
         spec.make_engine().legal_moves()
+    for game in _leading_and_following(spec):
+        before, every_field = _state(game), snapshot(game)
+        illegal = int(np.setdiff1d(np.arange(game.num_actions), game.legal_moves())[0])
+        for bad, error, message in BAD_ACTIONS + [(illegal, IllegalMoveError, "")]:
+            bad = game.num_actions if bad == "n" else bad
+            with pytest.raises(error, match=message.format(n=game.num_actions)):
+                game.step(bad)
+            if error is TypeError:
+                with pytest.raises(TypeError, match="action must be an int"):
+                    game.is_legal(bad)
+            else:
+                assert not game.is_legal(bad)
+        assert _state(game) == before and snapshot(game) == every_field
     game = spec.make_engine().reset(3)
-    before = _state(game)
-    legal = game.legal_moves()
-    illegal = int(np.setdiff1d(np.arange(game.num_actions), legal)[0])
-    for bad, error in ((1.5, TypeError), ("3", TypeError), (None, TypeError), (True, TypeError),
-                       (-1, IllegalMoveError), (game.num_actions, IllegalMoveError), (illegal, IllegalMoveError)):
-        with pytest.raises(error):
-            game.step(bad)
-        assert _state(game) == before
-    for seed in (-1, 1.5, "1", None):
-        with pytest.raises((TypeError, ValueError), match="seed"):
-            spec.make_engine().reset(seed)
     for seat in (-1, spec.num_players, 1.0, True):
         with pytest.raises(ValueError, match="seat"):
             game.view(seat)
@@ -133,6 +153,37 @@ def test_bad_input_raises_and_changes_nothing(name):
         game.payoffs("no-such-reward")
     with pytest.raises(ValueError, match="unknown .* rule option"):
         spec.make_engine(no_such_option=1)
+
+
+@pytest.mark.parametrize("name", list(dict.fromkeys([*game_names(), "duel"])))
+def test_bad_seeds_raise_and_change_nothing(name):
+    spec = get_game(name)
+    game = _leading_and_following(spec)[1]
+    before = snapshot(game)
+    for seed, error in BAD_SEEDS:
+        with pytest.raises(error, match="seed") as info:
+            game.reset(seed)
+        assert repr(seed) in str(info.value) or str(seed) in str(info.value)
+        with pytest.raises(error, match="seed"):
+            spec.engine_class.replay(seed, [])
+    assert snapshot(game) == before
+    assert snapshot(spec.make_engine().reset(np.int64(5))) == snapshot(spec.make_engine().reset(5))
+
+
+@pytest.mark.parametrize("name", list(dict.fromkeys([*game_names(), "duel"])))
+def test_a_step_after_the_end_raises_and_changes_nothing(name):
+    spec = get_game(name)
+    game = spec.make_engine(**({"match": False} if name == "guandan" else {})).reset(3)
+    rng = np.random.default_rng(3)
+    while not game.is_over:
+        game.step(int(rng.choice(game.legal_moves())))
+    assert game.legal_moves().size == 0
+    before = snapshot(game)
+    for action in (0, -1, game.num_actions - 1):
+        with pytest.raises(GameOverError, match="over"):
+            game.step(action)
+        assert not game.is_legal(action)
+    assert snapshot(game) == before
 
 
 @pytest.mark.parametrize("name", list(dict.fromkeys([*game_names(), "duel"])))
@@ -144,14 +195,6 @@ def test_views_hide_the_other_hands_and_the_oracle_shows_them(name):
     assert oracle.hands is not None
     legal = game.legal_moves()
     assert (view.move_cards(legal) == game.move_cards(legal)).all()
-
-
-@pytest.mark.parametrize("name", list(dict.fromkeys([*game_names(), "duel"])))
-def test_every_game_env_passes_the_pettingzoo_api_test(name):
-    options = {"match": False} if name == "guandan" else {}
-    env = make_env(name, **options)
-    assert env.metadata["name"] == get_game(name).env_name
-    api_test(env, num_cycles=200)
 
 
 def test_a_new_game_gets_env_evaluation_and_agents_from_the_registry():
@@ -170,3 +213,19 @@ def test_a_new_game_gets_env_evaluation_and_agents_from_the_registry():
     env.reset(seed=1)
     obs = env.observe(env.agent_selection)
     assert obs["observation"].shape == (122,) and obs["action_mask"].shape == (13,)
+
+
+def test_every_cardrl_game_has_a_notation_beside_its_engine():
+    """``cardrl play`` finds a game's notation by convention (cardrl.games.notation.notation_of): every game cardrl
+    registers has one; the toy game, which has none, is refused with the games that can be played."""
+    from cardrl.games.notation import GameNotation, notation_of
+    from cardrl.play import notation_for
+
+    for name in game_names():
+        notation = notation_of(get_game(name).engine_class)
+        if name == "duel":
+            assert notation is None
+        else:
+            assert isinstance(notation, GameNotation) and notation.title == get_game(name).title
+    with pytest.raises(ValueError, match="Duel cannot be played in the terminal.*doudizhu, big2, guandan"):
+        notation_for("duel")

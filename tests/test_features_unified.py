@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from cardrl.features.unified import SLICES, UnifiedFeatures
 from cardrl.games.big2 import Big2Game
-from cardrl.games.big2_moves import move_id
+from cardrl.games.big2.moves import move_id
 from cardrl.games.doudizhu import DouDizhuGame
 
 F = UnifiedFeatures()

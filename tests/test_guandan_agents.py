@@ -14,7 +14,7 @@ from cardrl.agents import GuanDanControlAgent, GuanDanShedAgent, RandomAgent, pl
 from cardrl.agents.guandan_rule import PlanWeights, plan_hand
 from cardrl.eval.matches import match_seeds, run_matches
 from cardrl.games.guandan import GuanDanGame, deal_cards, return_candidates, tribute_candidates
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     PASS, Category, Move, Rank, hand_from_string, legal_moves, parse_cards)
 
 C = Category

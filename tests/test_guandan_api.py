@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from cardrl.envs import guandan_v0
 from cardrl.games.guandan import GuanDanGame, IllegalMoveError
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, PlayedCard, Rank, classify, legal_moves, move_to_string,
     parse_cards, parse_level, sequence_ranks, wild_kind)
-from cardrl.games.guandan_table import NUM_SPECIAL, level_table
-from cardrl.games.notation import GuanDanNotation
+from cardrl.games.guandan.table import NUM_SPECIAL, level_table
+from cardrl.games.guandan.notation import GuanDanNotation
 from cardrl.games.registry import get_game
 
 C = Category
@@ -72,7 +72,7 @@ def test_rule_options_env_and_play_take_ranks():
     env = guandan_v0.env(match=False, level="9")
     env.reset(seed=0)
     assert env.unwrapped.game.level == Rank.NINE
-    from cardrl.play import _play_options
+    from cardrl.play.cli import _play_options
 
     args = argparse.Namespace(rule=["match=false", "level=4"], deals=None, tribute_decisions=False)
     options = _play_options("guandan", args)

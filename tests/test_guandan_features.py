@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from cardrl.features.danzero import SLICES, STATE_DIM, DanZeroFeatures, wild_flags
-from cardrl.games.guandan_table import moves_to_counts
+from cardrl.games.guandan.table import moves_to_counts
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games.guandan_moves import DECK, Category, Rank, hand_from_string, parse_cards
+from cardrl.games.guandan.moves import DECK, Category, Rank, hand_from_string, parse_cards
 
 F = DanZeroFeatures()
 
@@ -128,7 +128,7 @@ def test_wild_flags(text, level, expected):
 
 def test_wild_flags_agree_with_the_move_generator():
     """Flags [1] and [8..11]: a legal lead of that category that includes a wild card exists (brute force)."""
-    from cardrl.games.guandan_moves import legal_moves
+    from cardrl.games.guandan.moves import legal_moves
 
     categories = {1: Category.STRAIGHT_FLUSH, 8: Category.STRAIGHT, 9: Category.PLATE, 10: Category.TUBE,
                   11: Category.THREE_WITH_TWO}

@@ -1,6 +1,6 @@
 """GuanDan Minimum Combination Search (exact K with wild cards) and ODMC pruning on GuanDan.
 
-Exactness is judged by a brute-force search over the *engine's* lead moves (cardrl.games.guandan_moves.legal_moves,
+Exactness is judged by a brute-force search over the *engine's* lead moves (cardrl.games.guandan.moves.legal_moves,
 wild substitution included): K(hand) = 1 + min K(hand - m) over every lead move m, memoised by hand.
 """
 
@@ -13,7 +13,7 @@ import pytest
 
 from cardrl.envs.guandan_v0 import NUM_SPECIAL, level_table, raw_env
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games.guandan_moves import NUM_KINDS, Category, Rank, hand_from_string, legal_moves, wild_kind
+from cardrl.games.guandan.moves import NUM_KINDS, Category, Rank, hand_from_string, legal_moves, wild_kind
 from cardrl.search import GuanDanMinCombinationSearch, min_combinations, prune_moves
 from cardrl.search.guandan_mcs import pack_counts
 from cardrl.search.prune import prune_threshold

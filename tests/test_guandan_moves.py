@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     PASS, Category, Move, Rank, beats, cards_to_counts, hand_from_string, legal_moves, move_to_string,
     parse_cards, wild_kind)
 
@@ -400,7 +400,7 @@ def test_follow_sets_are_the_lead_moves_that_beat(seed, level, wilds):
 def test_a_hands_moves_are_the_move_universe_moves_it_holds(level):
     """The per-level move table (the lead moves of all 108 cards) filtered by what a hand holds gives exactly
     the hand's own lead moves: per-hand generation and a fixed table agree (module docstring)."""
-    from cardrl.games.guandan_moves import DECK
+    from cardrl.games.guandan.moves import DECK
 
     universe = legal_moves(DECK, None, level)
     assert len(universe) == len(set(universe)) > 130_000

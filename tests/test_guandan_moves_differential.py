@@ -1,5 +1,5 @@
 """GuanDan legal moves: the level tables' compiled scan (``LevelMoveTable.legal_ids``, what ``GuanDanGame`` uses)
-against the by-value generator it replaced (:func:`cardrl.games.guandan_moves.legal_moves`, itself checked against
+against the by-value generator it replaced (:func:`cardrl.games.guandan.moves.legal_moves`, itself checked against
 brute force in tests/test_guandan_moves.py, and unchanged by the scan): the same legal set, id for id, on random
 positions of every level (leads and follows of every category; 0, 1 and 2 wild cards; hands of 1..27 cards and the
 adversarial both-wilds hands), through the engine in random games, and as hypothesis properties. Also: the scan's
@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cardrl.games.guandan import GuanDanGame
-from cardrl.games import guandan_moves as ref
-from cardrl.games.guandan_moves import Category, Rank, hand_from_string, wild_kind
-from cardrl.games.guandan_table import NUM_SPECIAL, LegalValues, LevelMoveTable, level_table
+from cardrl.games.guandan import moves as ref
+from cardrl.games.guandan.moves import Category, Rank, hand_from_string, wild_kind
+from cardrl.games.guandan.table import NUM_SPECIAL, LegalValues, LevelMoveTable, level_table
 
 DECK_CARDS = np.repeat(np.arange(54), 2)
 LEVELS = list(Rank)

@@ -16,7 +16,7 @@ from cardrl.agents import MCSGreedyAgent
 from cardrl.cards import rank_counts_to_bits, string_to_rank_counts
 from cardrl.games.big2 import Big2Game
 from cardrl.games.doudizhu import DouDizhuGame
-from cardrl.games.doudizhu_moves import doudizhu_move_table
+from cardrl.games.doudizhu.moves import doudizhu_move_table
 from cardrl.search import MinCombinationSearch, min_combinations, prune_moves
 from cardrl.search.mcs import MCSRules, fixed_table
 
@@ -227,7 +227,7 @@ def brute_force_k_bits(table, hand: int) -> int:
 
 
 def test_big2_k_equals_brute_force_on_random_hands():
-    from cardrl.games.big2_moves import big2_move_table
+    from cardrl.games.big2.moves import big2_move_table
     table = big2_move_table()
     mcs = MinCombinationSearch(table, Big2Game().min_combination_rules())
     rng = np.random.default_rng(2)
@@ -244,7 +244,7 @@ def test_big2_k_equals_brute_force_on_random_hands():
 
 
 def test_big2_fixed_moves_and_known_hands():
-    from cardrl.games.big2_moves import big2_move_table, cards_to_bits, parse_cards
+    from cardrl.games.big2.moves import big2_move_table, cards_to_bits, parse_cards
     fixed = fixed_table(MCSRules(*Big2Game().min_combination_rules()))
     assert fixed[0, 0, 0, 1, 0] == 2  # a bare four is not a move: two pairs
     assert fixed[1, 0, 0, 1, 0] == 1  # quads with a kicker

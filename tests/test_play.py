@@ -137,7 +137,7 @@ def test_big2_first_move_must_hold_three_of_diamonds():
 
 
 def _guandan_wild_hand():
-    from cardrl.games.guandan_moves import hand_from_string
+    from cardrl.games.guandan.moves import hand_from_string
 
     game = get_game("guandan").make_engine(match=False, level="2").reset(1)
     hands = np.zeros((4, 54), dtype=np.int8)

@@ -54,7 +54,7 @@ import numpy as np
 
 from cardrl.agents.base import Agent, legal_ids
 from cardrl.games.big2 import Big2View
-from cardrl.games.big2_moves import ACE, NUM_CARDS, NUM_RANKS, NUM_SUITS, TWO, Category, big2_move_table
+from cardrl.games.big2.moves import ACE, NUM_CARDS, NUM_RANKS, NUM_SUITS, TWO, Category, big2_move_table
 
 __all__ = ["Big2RuleAgent", "Big2Plan"]
 

@@ -40,7 +40,7 @@ import numpy as np
 from cardrl.agents.base import Agent, legal_ids
 from cardrl.cards import rank_counts_to_string
 from cardrl.games.doudizhu import DouDizhuView
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
+from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
 from cardrl.games.move_table import MoveTable
 
 __all__ = ["DouDizhuRuleAgent", "HandPlan", "plan_hand"]

@@ -39,7 +39,7 @@ import numpy as np
 
 from cardrl.agents.base import Agent, legal_ids
 from cardrl.games.guandan import GuanDanView, partner_of
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     BLACK_JOKER, HEARTS, RED_JOKER, Category, Move, Rank, bomb_key, parse_level, power)
 
 __all__ = ["GuanDanShedAgent", "GuanDanControlAgent", "GuanDanPlan", "PlanUnit", "PlanWeights", "plan_hand"]

@@ -3,7 +3,7 @@
 Timing rules, the same in every benchmark of :mod:`cardrl.bench`:
 
 * every timed function runs untimed first (``warmup``): numba compiles its kernels, caches fill and tables are built
-  (a GuanDan level's move table, :mod:`cardrl.games.guandan_table`, takes seconds the first time) outside the clock;
+  (a GuanDan level's move table, :mod:`cardrl.games.guandan.table`, takes seconds the first time) outside the clock;
 * rates and per-call costs are per CPU-second of the benchmark process (``time.process_time``), or of its thread
   for single calls (``time.thread_time_ns``, less the clock's own cost), so that other load on a shared machine does
   not skew them; on an idle machine they equal wall time;

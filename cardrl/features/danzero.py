@@ -2,7 +2,7 @@
 
 Source: Lu et al. 2023 (DanZero, Sec. IV-A, "The feature of the state is composed of a vector with 513
 dimensions"), restated with index ranges in Zhao et al. 2024 (DanZero+, Sec. IV-A and Fig. 4). Card blocks use
-the engine's 54-kind order (:mod:`cardrl.games.guandan_moves`: kind ``4 * rank + suit``, ranks ``2..A``, suits
+the engine's 54-kind order (:mod:`cardrl.games.guandan.moves`: kind ``4 * rank + suit``, ranks ``2..A``, suits
 ``d c h s``, 52 black joker, 53 red joker) and hold *counts* 0, 1 or 2 per kind (DanZero's Fig. 3: "3 possible
 values for each element ... the number of cards of the corresponding suits and points").
 
@@ -47,7 +47,7 @@ leave the wild cards out; "the line" is the ace-low sequence line ``A 2 3 ... K 
 
 R: flags [1] and [8..11] mean exactly "the hand has a legal lead of that category whose cards include a wild
 card" (when a natural combination exists, a wild can replace one of its cards); the tests check the fast kernel
-against :func:`cardrl.games.guandan_moves.legal_moves` on random hands.
+against :func:`cardrl.games.guandan.moves.legal_moves` on random hands.
 
 Other readings (R): a tribute receiver holds 28 cards until it has returned one (a decision of its own with
 ``tribute_decisions=True``); the cards-left one-hot shows that as 27. "Played cards" are those of this deal's
@@ -75,8 +75,8 @@ from numba import njit
 
 from cardrl.features.base import FeatureEncoder
 from cardrl.games.guandan import GuanDanGame, GuanDanView
-from cardrl.games.guandan_moves import NUM_KINDS, Move
-from cardrl.games.guandan_table import moves_to_counts
+from cardrl.games.guandan.moves import NUM_KINDS, Move
+from cardrl.games.guandan.table import moves_to_counts
 
 __all__ = ["DanZeroFeatures", "SLICES", "STATE_DIM", "wild_flags"]
 

@@ -76,7 +76,9 @@ class Engine(ABC):
 
     Subclasses set the class attributes, keep ``phase`` (``None`` before the first ``reset``, ``"over"`` at the
     end), ``current_player``, ``seed`` and ``actions`` (every action id of the game, for :meth:`replay`), and
-    implement the abstract methods. Seats are ``0 .. num_players - 1`` in play order.
+    implement the abstract methods. Seats are ``0 .. num_players - 1`` in play order. What every engine shares is
+    here: :meth:`view` and :meth:`oracle_view` build the game's ``view_class``, :meth:`copy` copies the state named
+    by ``copied_arrays`` and ``copied_lists`` (an engine whose views or copies differ overrides them).
     """
 
     name: ClassVar[str]
@@ -84,11 +86,22 @@ class Engine(ABC):
     rewards: ClassVar[tuple[str, ...]]  # the payoff kinds; the first is the default
     deck: ClassVar[np.ndarray]  # (54,) counts of every card kind in the game's deck
     suits_matter: ClassVar[bool] = True  # False: only ranks matter, card vectors are per-rank thermometers
+    # what a player sees, ``view_class(game, seat, oracle=...)`` (:meth:`view`), and the mutable state that
+    # :meth:`copy` copies: the names of numpy arrays and of lists
+    view_class: ClassVar[type]
+    copied_arrays: ClassVar[tuple[str, ...]] = ()
+    copied_lists: ClassVar[tuple[str, ...]] = ()
 
     phase: str | None
     current_player: int
     seed: int | None
     actions: list[int]
+
+    def __init__(self) -> None:
+        """No deal yet (``reset(seed)`` deals); a subclass takes its rule options and calls this first."""
+        self.seed = None
+        self.actions = []  # every action id of the game, for replay
+        self.phase = None  # None until reset(seed) deals; "over" at the end
 
     # ---- the game --------------------------------------------------------------------------------------
     @property
@@ -123,13 +136,14 @@ class Engine(ABC):
         (a deal) with this engine's options; e.g. the range of returns ADMC clips its Q to."""
 
     # ---- what players see ------------------------------------------------------------------------------
-    @abstractmethod
     def view(self, seat: int) -> Any:
         """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
+        return self.view_class(self, self._check_seat(seat), oracle=False)
 
-    @abstractmethod
     def oracle_view(self, seat: int | None = None) -> Any:
-        """Everything, every hand included (``seat`` defaults to the player to move)."""
+        """Everything, every hand included (``seat`` defaults to the player to move), for oracle guiding and
+        debugging."""
+        return self.view_class(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
 
     # ---- moves and cards --------------------------------------------------------------------------------
     @abstractmethod
@@ -163,9 +177,19 @@ class Engine(ABC):
         return self.cards_held().sum(axis=1, dtype=np.int64)
 
     # ---- copies ----------------------------------------------------------------------------------------
-    @abstractmethod
     def copy(self: E) -> E:
-        """An independent copy (read-only tables shared)."""
+        """An independent copy: the state arrays and lists named by ``copied_arrays`` and ``copied_lists`` are
+        copied, everything else (read-only move tables, numbers, tuples) is shared."""
+        new = object.__new__(type(self))
+        state = new.__dict__  # filled in place: faster than setattr, and copies are on search's hot path
+        state.update(self.__dict__)
+        if self.phase is None:  # nothing dealt yet: the state fields do not exist
+            return new
+        for name in self.copied_arrays:
+            state[name] = state[name].copy()
+        for name in self.copied_lists:
+            state[name] = list(state[name])
+        return new
 
     @classmethod
     def replay(cls: type[E], seed: int, actions: Iterable[int], **options) -> E:

@@ -140,29 +140,16 @@ def build_move_table(
     bits = vectors_to_bits(cards)
     main_bits = vectors_to_bits(mains)
 
-    starts = [0]
-    for i in range(1, m):
-        if (category[i], length[i], rank[i], main_bits[i]) != (
-                category[i - 1], length[i - 1], rank[i - 1], main_bits[i - 1]):
-            starts.append(i)
-    group_start = np.array(starts, dtype=np.int64)
+    group_start = _group_starts(category, length, rank, main_bits)
     group_end = np.append(group_start[1:], m).astype(np.int64)
     group_bits = main_bits[group_start]
-    group_of = np.repeat(np.arange(len(starts)), group_end - group_start)
-    g_cat, g_len, g_rank = category[group_start], length[group_start], rank[group_start]
-
+    group_of = np.repeat(np.arange(len(group_start)), group_end - group_start)
     pass_id = m - 1
     if category[pass_id] != 0 or cards[pass_id].any():
         raise AssertionError(f"{name}: the last move must be pass")
-    follow = np.zeros((m, 4), dtype=np.int64)
-    cache: dict[tuple[int, int, int], tuple[int, int, int, int]] = {}
-    for i in range(m):
-        key = (int(category[i]), int(length[i]), int(rank[i]))
-        if key not in cache:
-            cache[key] = beats_classes(*key, (g_cat, g_len, g_rank))
-        follow[i] = cache[key]
-    if int(group_of[pass_id]) != len(starts) - 1 or group_end[-2] != pass_id:
+    if int(group_of[pass_id]) != len(group_start) - 1 or group_end[-2] != pass_id:
         raise AssertionError(f"{name}: pass must be the only member of the last group")
+    follow = _follow_ranges(category, length, rank, beats_classes, group_start)
     for arr in (cards, bits, category, length, rank, group_start, group_end, group_bits, group_of, follow, rank_counts):
         arr.setflags(write=False)
     return MoveTable(
@@ -171,3 +158,28 @@ def build_move_table(
         group_bits=group_bits, group_of=group_of, follow_ranges=follow,
         index={s: i for i, s in enumerate(strings)},
     )
+
+
+def _group_starts(category: np.ndarray, length: np.ndarray, rank: np.ndarray, main_bits: np.ndarray) -> np.ndarray:
+    """The first move of every group: a run of moves with equal (category, length, rank, main cards)."""
+    starts = [0]
+    for i in range(1, len(category)):
+        if (category[i], length[i], rank[i], main_bits[i]) != (
+                category[i - 1], length[i - 1], rank[i - 1], main_bits[i - 1]):
+            starts.append(i)
+    return np.array(starts, dtype=np.int64)
+
+
+def _follow_ranges(category: np.ndarray, length: np.ndarray, rank: np.ndarray, beats_classes,
+                   group_start: np.ndarray) -> np.ndarray:
+    """``(M, 4)`` group ranges each move may be followed by: ``beats_classes`` asked once per (category, length,
+    rank)."""
+    groups = (category[group_start], length[group_start], rank[group_start])
+    follow = np.zeros((len(category), 4), dtype=np.int64)
+    cache: dict[tuple[int, int, int], tuple[int, int, int, int]] = {}
+    for i in range(len(category)):
+        key = (int(category[i]), int(length[i]), int(rank[i]))
+        if key not in cache:
+            cache[key] = beats_classes(*key, groups)
+        follow[i] = cache[key]
+    return follow

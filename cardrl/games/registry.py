@@ -110,9 +110,9 @@ class GameSpec:
             :class:`cardrl.envs.card_game.CardGameEnv`.
         env_name: the env's versioned name (``"doudizhu_v0"``), also its RLlib registration ``cardrl/<env_name>``.
         peers: other implementations of the game the benchmarks measure when installed.
-        notation: optional :class:`~cardrl.games.notation.GameNotation` subclass: how a person types and reads the
-            game's cards and moves, and the game's own lines of the screen; ``cardrl play`` plays only the games that
-            have one.
+
+    How a person types and reads the game (``cardrl play``) is not here: it is the ``notation`` module beside the
+    engine (:func:`cardrl.games.notation.notation_of`).
     """
 
     name: str
@@ -130,7 +130,6 @@ class GameSpec:
     env: str | None = None
     env_name: str = ""
     peers: tuple[str, ...] = ()
-    notation: Ref | None = None
 
     def __post_init__(self):
         if not self.features:
@@ -268,7 +267,6 @@ register_game(GameSpec(
     agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
                  "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},
     env="cardrl.envs.doudizhu_v0", peers=("douzero", "rlcard", "open_spiel"),
-    notation="cardrl.games.notation:DouDizhuNotation",
 ))
 register_game(GameSpec(
     name="big2", title="Big2",
@@ -283,7 +281,6 @@ register_game(GameSpec(
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=13.0,
     agent_kinds={"rule": "cardrl.agents.big2_rule:Big2RuleAgent.from_rule_options"},
     env="cardrl.envs.big2_v0",
-    notation="cardrl.games.notation:Big2Notation",
 ))
 register_game(GameSpec(
     name="guandan", title="GuanDan",
@@ -302,5 +299,4 @@ register_game(GameSpec(
     agent_kinds={"rule": "cardrl.agents.guandan_rule:GuanDanShedAgent.from_rule_options",
                  "rule-control": "cardrl.agents.guandan_rule:GuanDanControlAgent.from_rule_options"},
     env="cardrl.envs.guandan_v0",
-    notation="cardrl.games.notation:GuanDanNotation",
 ))

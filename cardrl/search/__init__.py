@@ -45,6 +45,6 @@ def min_combinations(game: Any, hand: Any, level: Any = None) -> int:
 
 def _same_level(level: Any):
     """A GuanDan level as a ``Rank`` (to compare with a state's)."""
-    from cardrl.games.guandan_moves import parse_level
+    from cardrl.games.guandan.moves import parse_level
 
     return parse_level(level)

@@ -29,8 +29,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from cardrl.games.guandan_moves import BLACK_JOKER, HEARTS, NUM_KINDS, NUM_RANKS, RED_JOKER, check_level
-from cardrl.games.guandan_table import NUM_SPECIAL
+from cardrl.games.guandan.moves import BLACK_JOKER, HEARTS, NUM_KINDS, NUM_RANKS, RED_JOKER, check_level
+from cardrl.games.guandan.table import NUM_SPECIAL
 from cardrl.search.mcs import MemoisedSearch
 
 WILD_FIELD, BLACK_FIELD, RED_FIELD = 13, 14, 15
@@ -209,7 +209,7 @@ class GuanDanMinCombinationSearch(MemoisedSearch):
     def k_of_hand(self, hand, level=None) -> int:
         """K of a 54-count hand or a card string such as ``"3d 4d 5c 6s 2h"`` at ``level`` (a ``Rank`` or ``"2"`` ..
         ``"A"``)."""
-        from cardrl.games.guandan_moves import hand_from_string
+        from cardrl.games.guandan.moves import hand_from_string
 
         if level is None:
             raise ValueError("GuanDan needs the level (a rank: '2' .. 'A' or a Rank) to know the wild card")
@@ -235,7 +235,7 @@ class GuanDanMinCombinationSearch(MemoisedSearch):
         """Tie-break keys of the mcs-greedy agent among moves of equal K, most important first. Card plays: a
         non-bomb before a bomb, then pass, then the lowest power, then the most cards; tribute and return cards:
         the lowest power, then the lowest kind."""
-        from cardrl.games.guandan_moves import BLACK_JOKER, RED_JOKER, Category, power
+        from cardrl.games.guandan.moves import BLACK_JOKER, RED_JOKER, Category, power
 
         moves = view.moves_of(move_ids)
         level = view.level
@@ -264,7 +264,7 @@ def search_for_engine(engine) -> GuanDanMinCombinationSearch:
 
 @lru_cache(maxsize=13)
 def _packed_level_table(level: int) -> np.ndarray:
-    from cardrl.games.guandan_table import level_table
+    from cardrl.games.guandan.table import level_table
 
     table = level_table(level)
     return pack_counts(table.counts_of(np.arange(len(table))), level)

@@ -1,7 +1,7 @@
 """Test helper: an independent Big2 classifier written from docs/rules.md "Big2" and Luo & Tan's Table 13.
 
 It reads a set of cards (card ids ``4 * rank + suit``) from first principles: nothing here comes from
-``cardrl.games.big2_moves`` (no sequence list, no order key, no table), so that the move table and the
+``cardrl.games.big2.moves`` (no sequence list, no order key, no table), so that the move table and the
 legal-move scan are checked against an implementation that shares none of their code.
 """
 

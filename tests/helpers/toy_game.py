@@ -25,19 +25,33 @@ def _kind_and_rank(action: int) -> tuple[int, int]:
     return (1, action) if action < RANKS else (2, action - RANKS)
 
 
+class DuelView:
+    def __init__(self, game: DuelGame, seat: int, oracle: bool):
+        self.seat, self.role = seat, ("north", "south")[seat]
+        self.hand = game.hands[seat].copy()
+        self.last_move = game.last_move
+        self.cards_left = game.hands.sum(axis=1)
+        self.hands = game.hands.copy() if oracle else None
+        self._game = game.copy()
+
+    def move_cards(self, ids) -> np.ndarray:
+        return self._game.move_cards(ids)
+
+
 class DuelGame(Engine):
     name = "duel"
     num_players = 2
     rewards = ("points",)
     deck = _DECK
+    view_class = DuelView
+    copied_arrays = ("hands", "played")
+    copied_lists = ("history", "actions")
 
     def __init__(self, double: bool = False):
         if not isinstance(double, bool):
             raise TypeError(f"double must be a bool, got {double!r}")
         self.double = double
-        self.phase = None
-        self.seed = None
-        self.actions = []
+        super().__init__()
 
     @property
     def num_actions(self) -> int:
@@ -130,35 +144,8 @@ class DuelGame(Engine):
     def cards_played(self) -> np.ndarray:
         return self._cards(self.played)
 
-    def view(self, seat: int) -> "DuelView":
-        return DuelView(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "DuelView":
-        return DuelView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    def copy(self) -> "DuelGame":
-        new = object.__new__(DuelGame)
-        new.__dict__.update(self.__dict__)
-        if self.phase is not None:
-            new.hands, new.played = self.hands.copy(), self.played.copy()
-            new.history, new.actions = list(self.history), list(self.actions)
-        return new
-
     def render(self) -> str:
         return "\n".join(f"seat {s}: {self.hands[s].tolist()}" for s in range(2))
-
-
-class DuelView:
-    def __init__(self, game: DuelGame, seat: int, oracle: bool):
-        self.seat, self.role = seat, ("north", "south")[seat]
-        self.hand = game.hands[seat].copy()
-        self.last_move = game.last_move
-        self.cards_left = game.hands.sum(axis=1)
-        self.hands = game.hands.copy() if oracle else None
-        self._game = game.copy()
-
-    def move_cards(self, ids) -> np.ndarray:
-        return self._game.move_cards(ids)
 
 
 class DuelFeatures(FeatureEncoder):

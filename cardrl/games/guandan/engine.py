@@ -5,18 +5,18 @@ Sources: docs/rules.md; Lu et al. 2023 (DanZero) Sec. III (rules) and IV (reward
 Zhao et al. 2024 (DanZero+) Sec. IV-E (tribute heuristics), IV-B (match bonus +-1).
 
 Seats 0..3 play in order 0, 1, 2, 3; teams sit opposite: team 0 = seats 0 and 2, team 1 = seats 1 and 3.
-Levels are ranks: a :class:`~cardrl.games.guandan_moves.Rank` or its name ``"2"`` .. ``"A"``
-(:func:`~cardrl.games.guandan_moves.parse_level`; a plain int is refused as ambiguous). ``game.level``,
+Levels are ranks: a :class:`~cardrl.games.guandan.moves.Rank` or its name ``"2"`` .. ``"A"``
+(:func:`~cardrl.games.guandan.moves.parse_level`; a plain int is refused as ambiguous). ``game.level``,
 ``game.team_levels`` and a view's levels are ``Rank`` values (an ``IntEnum`` valued by the rank index, 0 for 2 .. 12
 for A).
 
 Actions
     Like every cardrl engine, :meth:`GuanDanGame.legal_moves` returns sorted integer action ids and
     :meth:`GuanDanGame.step` takes one: ``108 + i`` is move ``i`` of the current level's table, ``0..53`` and
-    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan_table`). The legal card plays come from
-    the level table's compiled scan (:meth:`~cardrl.games.guandan_table.LevelMoveTable.legal_ids`, the same set as the
-    by-value generator :func:`~cardrl.games.guandan_moves.legal_moves`); :meth:`GuanDanGame.legal_move_values` gives
-    their :class:`~cardrl.games.guandan_moves.Move` values in the order of the ids (decoded when read),
+    ``54..107`` the tribute and return decisions (:mod:`cardrl.games.guandan.table`). The legal card plays come from
+    the level table's compiled scan (:meth:`~cardrl.games.guandan.table.LevelMoveTable.legal_ids`, the same set as the
+    by-value generator :func:`~cardrl.games.guandan.moves.legal_moves`); :meth:`GuanDanGame.legal_move_values` gives
+    their :class:`~cardrl.games.guandan.moves.Move` values in the order of the ids (decoded when read),
     :meth:`move_of` / :meth:`id_of` convert, and ``step`` also takes a legal ``Move``.
     ``game.actions`` records the ids. With ``tribute_decisions=True`` the tribute card (which of the equally highest
     cards) and the returned card are decisions too: moves of category ``TRIBUTE`` / ``RETURN`` in phases
@@ -50,10 +50,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.games.engine import Engine, GameOverError, IllegalMoveError, check_action_type, check_seed
-from cardrl.games.guandan_moves import (
+from cardrl.games.guandan.moves import (
     BLACK_JOKER, DECK, HEARTS, LEVEL_POWER, NUM_KINDS, RANKS, RED_JOKER, Category, Move, MoveGenerator, Rank,
     card_name, cards_to_string, legal_moves, move_to_string, parse_level, power, wild_kind)
-from cardrl.games.guandan_table import (
+from cardrl.games.guandan.table import (
     NUM_ACTIONS, NUM_SPECIAL, RETURN_BASE, TRIBUTE_BASE, LegalValues, decision_move, level_table)
 
 NUM_PLAYERS = 4
@@ -79,7 +79,7 @@ def partner_of(seat: int) -> int:
 
 def normalise_options(options: dict) -> dict:
     """GuanDan's rule options checked, the level as its rank name (``"2"`` .. ``"A"``: what deal files and
-    configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan_moves.parse_level`)."""
+    configurations store; an int is refused as ambiguous, see :func:`~cardrl.games.guandan.moves.parse_level`)."""
     return {**options, "level": str(parse_level(options["level"]))}
 
 
@@ -176,6 +176,67 @@ def deal_cards(seed: int, deal_index: int) -> tuple[np.ndarray, int]:
     return hands, int(rng.integers(NUM_PLAYERS))
 
 
+class GuanDanView:
+    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand).
+
+    ``legal`` holds the legal action ids when ``seat`` is to move (else an empty array) and ``legal_values`` their
+    ``Move`` values; :meth:`moves_of` and :meth:`move_cards` decode action ids at the view's level.
+    """
+
+    __slots__ = ("seat", "role", "team", "hand", "unseen", "played", "cards_left", "history", "last_move",
+                 "last_mover", "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase",
+                 "hands", "deal_index", "legal", "legal_values")
+
+    def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
+        self.seat = seat
+        self.role = f"player_{seat}"
+        self.team = team_of(seat)
+        self.phase = game.phase
+        self.hand = game.hands[seat].copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
+        self.played = game.played.copy()
+        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
+        self.history = tuple(game.history)
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.level = game.level
+        self.team_levels = tuple(RANKS[x] for x in game.team_levels)
+        self.level_team = game.level_team
+        self.finished = tuple(game.finished)
+        self.deal_index = game.deal_index
+        self.tributes = tuple(game.tributes)
+        self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
+        self.hands = game.hands.copy() if oracle else None
+        if seat == game.current_player and not game.is_over:
+            self.legal, values = game._legal_pair()
+            self.legal_values = values if isinstance(values, LegalValues) else tuple(values)  # both immutable
+        else:
+            self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
+
+    def moves_of(self, ids) -> list[Move]:
+        """The ``Move`` values of action ids at the view's level (the legal ones straight from ``legal_values``)."""
+        out = []
+        for action in np.asarray(ids, dtype=np.int64).tolist():
+            pos = int(np.searchsorted(self.legal, action))
+            if pos < len(self.legal) and self.legal[pos] == action:
+                out.append(self.legal_values[pos])
+            elif action < NUM_SPECIAL:
+                out.append(decision_move(action))
+            else:
+                out.append(level_table(self.level).move_of(action - NUM_SPECIAL))
+        return out
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` int8 card counts of action ids at the view's level."""
+        return _move_cards(self.level, ids)
+
+    def move_keys(self, ids) -> np.ndarray:
+        return _move_keys(self.level, ids)
+
+    def move_strength(self, ids) -> np.ndarray:
+        return _move_strength(self.level, ids)
+
+
 class GuanDanGame(Engine):
     """A GuanDan match (or one deal with ``match=False``); see the module docstring for rules and actions.
 
@@ -187,12 +248,15 @@ class GuanDanGame(Engine):
     name = "guandan"
     num_players = NUM_PLAYERS
     rewards = REWARDS
-    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = DECK
+    view_class, copied_arrays, copied_lists = GuanDanView, ("hands", "played"), (
+        "actions", "history", "finished", "tributes", "returns", "_pending", "team_levels", "a_failures",
+        "deal_rewards", "deal_results")
 
     def __init__(self, match: bool = True, level: Rank | str = Rank.TWO, a_level_attempts: int | None = 3,
                  return_level_card: bool = False, match_bonus: bool = False, tribute_decisions: bool = False,
                  max_deals: int | None = None):
+        super().__init__()
         for name, value in (("match", match), ("match_bonus", match_bonus),
                             ("tribute_decisions", tribute_decisions), ("return_level_card", return_level_card)):
             if not isinstance(value, (bool, np.bool_)):
@@ -213,8 +277,6 @@ class GuanDanGame(Engine):
         self.match_bonus = bool(match_bonus)
         self.tribute_decisions = bool(tribute_decisions)
         self.max_deals = max_deals
-        self.phase: str | None = None
-        self.seed: int | None = None
         self._legal: tuple[np.ndarray, list[Move]] | None = None  # (sorted ids, their Move values)
 
     # ---- setup -------------------------------------------------------------------------------
@@ -234,7 +296,7 @@ class GuanDanGame(Engine):
 
     @property
     def level(self) -> Rank:
-        """The level (a :class:`~cardrl.games.guandan_moves.Rank`) the current deal is played at."""
+        """The level (a :class:`~cardrl.games.guandan.moves.Rank`) the current deal is played at."""
         return RANKS[self.team_levels[self.level_team] if self.level_team is not None else self.team_levels[0]]
 
     def _start_deal(self) -> None:
@@ -417,7 +479,7 @@ class GuanDanGame(Engine):
 
     def move_string(self, action: int) -> str:
         """The move of an action id in words at the current level (wild stand-ins named, as in
-        :func:`~cardrl.games.guandan_moves.move_to_string`)."""
+        :func:`~cardrl.games.guandan.moves.move_to_string`)."""
         return move_to_string(self.move_of(action), self.level)
 
     def move_keys(self, ids) -> np.ndarray:
@@ -614,28 +676,6 @@ class GuanDanGame(Engine):
         top = 3.0 + (1.0 if self.match_bonus else 0.0)
         return np.full(NUM_PLAYERS, -top), np.full(NUM_PLAYERS, top)
 
-    # ---- views -------------------------------------------------------------------------------
-    def view(self, seat: int) -> "GuanDanView":
-        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return GuanDanView(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "GuanDanView":
-        """Everything, every hand included."""
-        return GuanDanView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    # ---- copy --------------------------------------------------------------------------------
-    def copy(self) -> "GuanDanGame":
-        new = object.__new__(GuanDanGame)
-        new.__dict__.update(self.__dict__)
-        if self.phase is None:
-            return new
-        new.hands = self.hands.copy()
-        new.played = self.played.copy()
-        for name in ("actions", "history", "finished", "tributes", "returns", "_pending", "team_levels",
-                     "a_failures", "deal_rewards", "deal_results"):
-            setattr(new, name, list(getattr(self, name)))
-        return new
-
     def render(self) -> str:
         """A readable text picture: levels, hands, the trick to beat, recent moves."""
         lvl = "23456789TJQKA"
@@ -706,64 +746,3 @@ def _move_cards(level: int, ids) -> np.ndarray:
                              f"{NUM_SPECIAL + len(table)}; got {int(rest.max()) + NUM_SPECIAL}")
         out[~special] = table.counts_of(rest)
     return out
-
-
-class GuanDanView:
-    """A player's view of a :class:`GuanDanGame` (copied arrays; ``oracle=True`` adds every hand).
-
-    ``legal`` holds the legal action ids when ``seat`` is to move (else an empty array) and ``legal_values`` their
-    ``Move`` values; :meth:`moves_of` and :meth:`move_cards` decode action ids at the view's level.
-    """
-
-    __slots__ = ("seat", "role", "team", "hand", "unseen", "played", "cards_left", "history", "last_move",
-                 "last_mover", "level", "team_levels", "level_team", "finished", "tributes", "returns", "phase",
-                 "hands", "deal_index", "legal", "legal_values")
-
-    def __init__(self, game: GuanDanGame, seat: int, oracle: bool):
-        self.seat = seat
-        self.role = f"player_{seat}"
-        self.team = team_of(seat)
-        self.phase = game.phase
-        self.hand = game.hands[seat].copy()
-        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
-        self.played = game.played.copy()
-        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
-        self.history = tuple(game.history)
-        self.last_move = game.last_move
-        self.last_mover = game.last_mover
-        self.level = game.level
-        self.team_levels = tuple(RANKS[x] for x in game.team_levels)
-        self.level_team = game.level_team
-        self.finished = tuple(game.finished)
-        self.deal_index = game.deal_index
-        self.tributes = tuple(game.tributes)
-        self.returns = tuple(r for r in game.returns if oracle or seat in (r[0], r[1]))
-        self.hands = game.hands.copy() if oracle else None
-        if seat == game.current_player and not game.is_over:
-            self.legal, values = game._legal_pair()
-            self.legal_values = values if isinstance(values, LegalValues) else tuple(values)  # both immutable
-        else:
-            self.legal, self.legal_values = np.zeros(0, dtype=np.int64), ()
-
-    def moves_of(self, ids) -> list[Move]:
-        """The ``Move`` values of action ids at the view's level (the legal ones straight from ``legal_values``)."""
-        out = []
-        for action in np.asarray(ids, dtype=np.int64).tolist():
-            pos = int(np.searchsorted(self.legal, action))
-            if pos < len(self.legal) and self.legal[pos] == action:
-                out.append(self.legal_values[pos])
-            elif action < NUM_SPECIAL:
-                out.append(decision_move(action))
-            else:
-                out.append(level_table(self.level).move_of(action - NUM_SPECIAL))
-        return out
-
-    def move_cards(self, ids) -> np.ndarray:
-        """``(n, 54)`` int8 card counts of action ids at the view's level."""
-        return _move_cards(self.level, ids)
-
-    def move_keys(self, ids) -> np.ndarray:
-        return _move_keys(self.level, ids)
-
-    def move_strength(self, ids) -> np.ndarray:
-        return _move_strength(self.level, ids)

@@ -9,7 +9,7 @@ Payoffs are zero-sum per seat: ADP pays the landlord ``+-2 x base`` and each pea
 ``base = bid x 2^(bombs + rockets)`` (x2 for a spring when ``spring=True``); WP pays ``+-2`` / ``-+1``.
 Divide the landlord's payoff by 2 for DouZero's per-side targets.
 
-Moves are ids into :func:`~cardrl.games.doudizhu_moves.doudizhu_move_table`; during bidding the actions are
+Moves are ids into :func:`~cardrl.games.doudizhu.moves.doudizhu_move_table`; during bidding the actions are
 ``num_moves + b`` for ``b`` in 0 (pass), 1, 2, 3.
 """
 
@@ -18,15 +18,10 @@ from __future__ import annotations
 import numpy as np
 
 from cardrl.cards import NUM_KINDS, NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
-from cardrl.games.doudizhu_moves import Category, doudizhu_move_table
-from cardrl.games.engine import (  # re-exported: they were first defined here
-    Engine,
-    GameOverError,
-    IllegalMoveError,
-    check_action_type,
-    check_seed,
-    table_move_reason,
-)
+from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
+# GameOverError and IllegalMoveError are re-exported: they were first defined here
+from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,
+                                 table_move_reason)
 
 NUM_PLAYERS = 3
 ROLES = ("landlord", "landlord_down", "landlord_up")
@@ -39,7 +34,7 @@ _DECK_VECTOR.setflags(write=False)
 
 def normalise_options(options: dict) -> dict:
     """DouDiZhu's rule options checked (``kickers`` "douzero" or "distinct", ``bidding`` and ``spring`` bools)."""
-    from cardrl.games.doudizhu_moves import KICKER_RULES
+    from cardrl.games.doudizhu.moves import KICKER_RULES
 
     if options["kickers"] not in KICKER_RULES:
         raise ValueError(f"doudizhu kickers={options['kickers']!r}; allowed: {', '.join(map(repr, KICKER_RULES))}")
@@ -58,6 +53,47 @@ def _thermometer(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+class DouDizhuView:
+    """A player's view of a :class:`DouDizhuGame` (copied arrays; ``oracle=True`` adds every hand).
+
+    ``unseen`` are the cards this player cannot see (the other two hands together), which DouZero's
+    features encode as "other hand cards". ``table`` is the game's (shared, read-only) move table.
+    """
+
+    __slots__ = ("seat", "role", "hand", "unseen", "played", "cards_left", "history", "history_seats",
+                 "last_move", "last_mover", "bomb_count", "landlord", "bottom", "hands", "phase", "bids", "table",
+                 "num_moves", "hand_bits")
+
+    def __init__(self, game: DouDizhuGame, seat: int, oracle: bool):
+        self.seat = seat
+        self.table = game.table
+        self.num_moves = game.num_moves
+        self.landlord = game.landlord
+        self.role = game.role(seat) if game.landlord >= 0 else None
+        self.phase = game.phase
+        self.hand = game.hands[seat].copy()
+        self.hand_bits = game.hand_bits(seat)
+        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
+        self.played = game.played.copy()
+        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
+        self.history = tuple(game.history)
+        self.history_seats = tuple(game.history_seats)
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.bomb_count = game.bomb_count
+        self.bids = tuple(game.bids)
+        self.bottom = game.bottom.copy() if game.landlord >= 0 else None  # shown face up once taken
+        self.hands = game.hands.copy() if oracle else None
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of action ids (bids: zeros)."""
+        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(ids), NUM_KINDS), dtype=np.uint8)
+        moves = ids < self.num_moves
+        out[moves] = self.table.cards[ids[moves]]
+        return out
+
+
 class DouDizhuGame(Engine):
     """One deal of DouDiZhu; see the module docstring for seats, roles, bidding and payoffs.
 
@@ -71,26 +107,26 @@ class DouDizhuGame(Engine):
     rewards = REWARDS
     suits_matter = False  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
+    view_class, copied_arrays, copied_lists = DouDizhuView, ("hands", "played", "num_played_moves", "bottom"), (
+        "history", "history_seats", "bids", "actions", "_bits_cache")
 
     def __init__(self, kickers: str = "douzero", bidding: bool = False, spring: bool = False):
+        super().__init__()
         for option, value in (("bidding", bidding), ("spring", spring)):
             if not isinstance(value, (bool, np.bool_)):
                 raise TypeError(f"{option} must be a bool, got {type(value).__name__} {value!r}")
         self.table = doudizhu_move_table(kickers)
+        self.num_moves = len(self.table)
         self.kickers = kickers
         self.bidding = bool(bidding)
         self.spring = bool(spring)
-        self.num_moves = len(self.table)
-        self.seed: int | None = None
-        self.actions: list[int] = []  # every action of the deal, bids included, for replay
-        self.phase: str | None = None  # None until reset(seed) deals
-        self._bits_cache: list[tuple[bytes, int]] = [(b"", 0)] * NUM_PLAYERS
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "DouDizhuGame":
         self.seed = check_seed(seed)
         self.actions = []
         self.redeals = 0
+        self._bits_cache: list[tuple[bytes, int]] = [(b"", 0)] * NUM_PLAYERS
         self._deal(np.random.default_rng(self.seed))
         return self
 
@@ -208,7 +244,7 @@ class DouDizhuGame(Engine):
     def min_combination_rules(self) -> tuple:
         """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
         hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
-        from cardrl.games.doudizhu_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+        from cardrl.games.doudizhu.moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
 
         return (MCS_FIXED_MOVES[self.kickers], tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), True, True)
 
@@ -316,25 +352,6 @@ class DouDizhuGame(Engine):
             high[0] = 2 * base  # the landlord is seat 0
         return -high, high
 
-    # ---- views -------------------------------------------------------------------------------
-    def view(self, seat: int) -> "DouDizhuView":
-        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return DouDizhuView(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "DouDizhuView":
-        """Everything, every hand included (for oracle guiding and debugging)."""
-        return DouDizhuView(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    # ---- copy --------------------------------------------------------------------------------
-    def copy(self) -> "DouDizhuGame":
-        new = object.__new__(DouDizhuGame)
-        new.__dict__.update(self.__dict__)
-        for name in ("hands", "played", "num_played_moves", "bottom"):
-            setattr(new, name, getattr(self, name).copy())
-        for name in ("history", "history_seats", "bids", "actions", "_bits_cache"):
-            setattr(new, name, list(getattr(self, name)))
-        return new
-
     def render(self) -> str:
         """A readable text picture of the deal: hands, the trick to beat, and the recent moves."""
         lines = []
@@ -362,44 +379,3 @@ def _pretty(move: str) -> str:
         return "pass"
     names = {"T": "10", "B": "BJ", "R": "RJ"}
     return " ".join(names.get(ch, ch) for ch in move)
-
-
-class DouDizhuView:
-    """A player's view of a :class:`DouDizhuGame` (copied arrays; ``oracle=True`` adds every hand).
-
-    ``unseen`` are the cards this player cannot see (the other two hands together), which DouZero's
-    features encode as "other hand cards". ``table`` is the game's (shared, read-only) move table.
-    """
-
-    __slots__ = ("seat", "role", "hand", "unseen", "played", "cards_left", "history", "history_seats",
-                 "last_move", "last_mover", "bomb_count", "landlord", "bottom", "hands", "phase", "bids", "table",
-                 "num_moves", "hand_bits")
-
-    def __init__(self, game: DouDizhuGame, seat: int, oracle: bool):
-        self.seat = seat
-        self.table = game.table
-        self.num_moves = game.num_moves
-        self.landlord = game.landlord
-        self.role = game.role(seat) if game.landlord >= 0 else None
-        self.phase = game.phase
-        self.hand = game.hands[seat].copy()
-        self.hand_bits = game.hand_bits(seat)
-        self.unseen = game.hands.sum(axis=0, dtype=np.int8) - self.hand
-        self.played = game.played.copy()
-        self.cards_left = game.hands.sum(axis=1).astype(np.int64)
-        self.history = tuple(game.history)
-        self.history_seats = tuple(game.history_seats)
-        self.last_move = game.last_move
-        self.last_mover = game.last_mover
-        self.bomb_count = game.bomb_count
-        self.bids = tuple(game.bids)
-        self.bottom = game.bottom.copy() if game.landlord >= 0 else None  # shown face up once taken
-        self.hands = game.hands.copy() if oracle else None
-
-    def move_cards(self, ids) -> np.ndarray:
-        """``(n, 54)`` uint8 card vectors of action ids (bids: zeros)."""
-        ids = np.asarray(ids, dtype=np.int64).reshape(-1)
-        out = np.zeros((len(ids), NUM_KINDS), dtype=np.uint8)
-        moves = ids < self.num_moves
-        out[moves] = self.table.cards[ids[moves]]
-        return out

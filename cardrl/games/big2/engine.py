@@ -9,7 +9,7 @@ Payoffs are zero-sum: each loser pays one point per card left, times ``penalty_m
 ``{threshold: factor}``: ``{10: 2, 13: 3}`` doubles 10-12 cards and triples 13; default none), and the
 winner gains the sum.
 
-Moves are ids into :func:`~cardrl.games.big2_moves.big2_move_table` (see there for the move strings and
+Moves are ids into :func:`~cardrl.games.big2.moves.big2_move_table` (see there for the move strings and
 the ``straight_order`` option). Hands are 54-dim card vectors (``4 * rank + suit``) and card bit sets.
 """
 
@@ -20,7 +20,7 @@ from typing import Mapping
 import numpy as np
 
 from cardrl.cards import NUM_KINDS
-from cardrl.games.big2_moves import (
+from cardrl.games.big2.moves import (
     NUM_CARDS,
     THREE_OF_DIAMONDS,
     Category,
@@ -29,14 +29,8 @@ from cardrl.games.big2_moves import (
     cards_to_string,
     pretty_cards,
 )
-from cardrl.games.engine import (
-    Engine,
-    GameOverError,
-    IllegalMoveError,
-    check_action_type,
-    check_seed,
-    table_move_reason,
-)
+from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,
+                                 table_move_reason)
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
@@ -79,7 +73,7 @@ def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[
 def normalise_options(options: dict) -> dict:
     """Big2's rule options checked; ``penalty_multipliers`` as sorted ``((cards, factor), ...)`` or None (a dict,
     also one read back from JSON with string keys, or a list of pairs is accepted)."""
-    from cardrl.games.big2_moves import STRAIGHT_ORDERS
+    from cardrl.games.big2.moves import STRAIGHT_ORDERS
 
     if options["straight_order"] not in STRAIGHT_ORDERS:
         raise ValueError(f"big2 straight_order={options['straight_order']!r}; allowed: {STRAIGHT_ORDERS}")
@@ -102,6 +96,48 @@ def normalise_options(options: dict) -> dict:
             "penalty_multipliers": penalties}
 
 
+class Big2View:
+    """A player's view of a :class:`Big2Game` (copied values; ``oracle=True`` adds every hand), with what the
+    features of Luo & Tan 2024 (Appendix C, Table 14) and BigZero are built from.
+
+    ``hand`` is the 54-dim card vector of the seat's hand and ``hand_bits`` the same as a bit set;
+    ``cards_left`` per seat; ``history`` / ``history_seats`` the moves in order and ``plays`` the same as
+    ``(seat, move)`` pairs; ``played`` (4, 54) the cards each seat has played; ``unseen`` the cards in the
+    other hands together; ``last_move`` / ``last_mover`` the move to beat (``None`` when leading);
+    ``legal`` the legal move ids when ``seat`` is to move (else an empty array); ``role`` the seat's agent name;
+    ``table`` the game's (shared, read-only) move table.
+    """
+
+    __slots__ = ("seat", "role", "table", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
+                 "plays", "played", "unseen", "last_move", "last_mover", "must_contain_three_of_diamonds", "legal",
+                 "winner", "hands")
+
+    def __init__(self, game: Big2Game, seat: int, oracle: bool):
+        self.seat = seat
+        self.role = AGENTS[seat]
+        self.table = game.table
+        self.phase = game.phase
+        self.current_player = game.current_player
+        self.hand = game.hands[seat].copy()
+        self.hand_bits = game.bits[seat]
+        self.cards_left = game.cards_left()
+        self.history = tuple(game.history)
+        self.history_seats = tuple(game.history_seats)
+        self.plays = tuple(zip(self.history_seats, self.history))
+        self.played = game.played.copy()
+        self.unseen = game.hands.sum(axis=0, dtype=np.uint8) - self.hand
+        self.last_move = game.last_move
+        self.last_mover = game.last_mover
+        self.must_contain_three_of_diamonds = game.must_contain_three_of_diamonds
+        self.legal = game.legal_moves() if seat == game.current_player else np.zeros(0, dtype=np.int64)
+        self.winner = game.winner
+        self.hands = game.hands.copy() if oracle else None
+
+    def move_cards(self, ids) -> np.ndarray:
+        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
+        return self.table.cards[_check_ids(ids, len(self.table))]
+
+
 class Big2Game(Engine):
     """One deal of Big2 (module docstring; Luo & Tan 2024, Appendix B and Table 13).
 
@@ -113,11 +149,13 @@ class Big2Game(Engine):
     name = "big2"
     num_players = NUM_PLAYERS
     rewards = REWARDS
-    suits_matter = True  # hidden-card labels: per card (True) or per rank (False)
     deck = _DECK_VECTOR
+    view_class, copied_arrays, copied_lists = Big2View, ("hands", "played"), ("bits", "actions", "history",
+                                                                             "history_seats")
 
     def __init__(self, straight_order: str = "bigzero", open_with_three_diamonds: bool = True,
                  penalty_multipliers: Mapping[int, float] | None = None):
+        super().__init__()
         if not isinstance(open_with_three_diamonds, (bool, np.bool_)):
             raise TypeError(f"open_with_three_diamonds must be a bool, got {open_with_three_diamonds!r}")
         self.table = big2_move_table(straight_order)
@@ -125,9 +163,6 @@ class Big2Game(Engine):
         self.open_with_three_diamonds = bool(open_with_three_diamonds)
         self.penalty_multipliers = check_penalty_multipliers(penalty_multipliers)
         self.num_moves = len(self.table)
-        self.seed: int | None = None
-        self.actions: list[int] = []
-        self.phase: str | None = None  # None until reset(seed) deals, then "play", then "over"
 
     # ---- setup -------------------------------------------------------------------------------
     def reset(self, seed: int) -> "Big2Game":
@@ -206,7 +241,7 @@ class Big2Game(Engine):
     def min_combination_rules(self) -> tuple:
         """What Minimum Combination Search needs of this move set: (fixed moves, variable categories, thermometer
         hands, jokers in the deck) (see :mod:`cardrl.search.mcs`)."""
-        from cardrl.games.big2_moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
+        from cardrl.games.big2.moves import MCS_FIXED_MOVES, MCS_VARIABLE_CATEGORIES
 
         return (MCS_FIXED_MOVES, tuple(int(c) for c in MCS_VARIABLE_CATEGORIES), False, False)
 
@@ -267,27 +302,6 @@ class Big2Game(Engine):
         worst = self.penalty(HAND_SIZE)
         return np.full(NUM_PLAYERS, -worst), np.full(NUM_PLAYERS, 3 * worst)
 
-    # ---- views -------------------------------------------------------------------------------
-    def view(self, seat: int) -> "Big2View":
-        """What ``seat`` sees: its own hand and everything public (copies; safe to keep)."""
-        return Big2View(self, self._check_seat(seat), oracle=False)
-
-    def oracle_view(self, seat: int | None = None) -> "Big2View":
-        """Everything, every hand included (for oracle guiding and debugging)."""
-        return Big2View(self, self.current_player if seat is None else self._check_seat(seat), oracle=True)
-
-    # ---- copy --------------------------------------------------------------------------------
-    def copy(self) -> "Big2Game":
-        """An independent copy (the read-only move table is shared)."""
-        new = object.__new__(Big2Game)
-        new.__dict__.update(self.__dict__)
-        if self.phase is not None:
-            new.hands = self.hands.copy()
-            new.played = self.played.copy()
-            for name in ("bits", "actions", "history", "history_seats"):
-                setattr(new, name, list(getattr(self, name)))
-        return new
-
     def render(self, color: bool = False) -> str:
         """A text picture of the deal (render mode "ansi"): hands with suit symbols, the trick, recent moves.
 
@@ -324,45 +338,3 @@ def _check_ids(ids, n: int) -> np.ndarray:
 
 def _vector_bits(vec: np.ndarray) -> int:
     return sum(1 << int(c) for c in np.flatnonzero(vec))
-
-
-class Big2View:
-    """A player's view of a :class:`Big2Game` (copied values; ``oracle=True`` adds every hand), with what the
-    features of Luo & Tan 2024 (Appendix C, Table 14) and BigZero are built from.
-
-    ``hand`` is the 54-dim card vector of the seat's hand and ``hand_bits`` the same as a bit set;
-    ``cards_left`` per seat; ``history`` / ``history_seats`` the moves in order and ``plays`` the same as
-    ``(seat, move)`` pairs; ``played`` (4, 54) the cards each seat has played; ``unseen`` the cards in the
-    other hands together; ``last_move`` / ``last_mover`` the move to beat (``None`` when leading);
-    ``legal`` the legal move ids when ``seat`` is to move (else an empty array); ``role`` the seat's agent name;
-    ``table`` the game's (shared, read-only) move table.
-    """
-
-    __slots__ = ("seat", "role", "table", "phase", "current_player", "hand", "hand_bits", "cards_left", "history", "history_seats",
-                 "plays", "played", "unseen", "last_move", "last_mover", "must_contain_three_of_diamonds", "legal",
-                 "winner", "hands")
-
-    def __init__(self, game: Big2Game, seat: int, oracle: bool):
-        self.seat = seat
-        self.role = AGENTS[seat]
-        self.table = game.table
-        self.phase = game.phase
-        self.current_player = game.current_player
-        self.hand = game.hands[seat].copy()
-        self.hand_bits = game.bits[seat]
-        self.cards_left = game.cards_left()
-        self.history = tuple(game.history)
-        self.history_seats = tuple(game.history_seats)
-        self.plays = tuple(zip(self.history_seats, self.history))
-        self.played = game.played.copy()
-        self.unseen = game.hands.sum(axis=0, dtype=np.uint8) - self.hand
-        self.last_move = game.last_move
-        self.last_mover = game.last_mover
-        self.must_contain_three_of_diamonds = game.must_contain_three_of_diamonds
-        self.legal = game.legal_moves() if seat == game.current_player else np.zeros(0, dtype=np.int64)
-        self.winner = game.winner
-        self.hands = game.hands.copy() if oracle else None
-
-    def move_cards(self, ids) -> np.ndarray:
-        """``(n, 54)`` uint8 card vectors of move ids (pass: zeros)."""
-        return self.table.cards[_check_ids(ids, len(self.table))]

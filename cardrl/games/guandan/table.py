@@ -23,7 +23,7 @@ rank: one unit of cards per rank of a sequence, trio + pair, one unit for n-of-a
 included), and a table from each group's mixed-radix product index to the move id. For a hand the scan keeps the
 options the hand holds (two 54-bit tests each), enumerates their products within the wild cards held and sets the
 ids in a bit set, which it reads back sorted; following, only the groups of the same category above the last move and
-the bombs above it are visited. The result is the same set as :func:`~cardrl.games.guandan_moves.legal_moves` (which
+the bombs above it are visited. The result is the same set as :func:`~cardrl.games.guandan.moves.legal_moves` (which
 remains the by-value reference; tests/test_guandan_moves_differential.py checks them against each other). Figures
 (quiet-machine estimates; under load measured 2026-11-24): a 27-card dealt lead takes ~25 / 50 / 70 us mean with 0 /
 1 / 2 wild cards (the generator it replaces: ~1.0 / 3.7 / 6.3 ms), following a few us.
@@ -48,7 +48,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 from numba import njit
 
-from cardrl.games.guandan_moves import (DECK, LEVEL_POWER, NUM_KINDS, PASS, Category, Move, Rank, check_level,
+from cardrl.games.guandan.moves import (DECK, LEVEL_POWER, NUM_KINDS, PASS, Category, Move, Rank, check_level,
                                         legal_moves)
 
 __all__ = ["LevelMoveTable", "level_table", "NUM_SPECIAL", "MAX_TABLE_SIZE", "NUM_ACTIONS", "TRIBUTE_BASE",
@@ -197,7 +197,7 @@ class LevelMoveTable:
 
     def legal_ids(self, hand: np.ndarray, last_move: Move | None) -> np.ndarray:
         """Sorted table ids of the legal moves of ``hand`` (54 counts 0..2) on ``last_move`` (``None`` or pass:
-        leading), the same set as :func:`~cardrl.games.guandan_moves.legal_moves` gives by value (pass, id 0,
+        leading), the same set as :func:`~cardrl.games.guandan.moves.legal_moves` gives by value (pass, id 0,
         included when following). One compiled scan (:func:`_scan_kernel`); not for concurrent threads on one table
         (shared scratch; the kernel holds the GIL)."""
         scan = self.scan
@@ -376,7 +376,7 @@ class LevelScan(NamedTuple):
     and ``unit_size`` the cards of each option (a hand holding fewer of those kinds plus wilds has none). Groups
     (``G``): ``group_cat`` category, ``group_cmp`` the value a same-category follow must exceed (power for
     n-of-a-kind types, start for sequences), ``group_bomb`` the bomb strength (``16 * a + b`` of
-    :func:`~cardrl.games.guandan_moves.bomb_key`; 0 for non-bombs), ``group_units`` (G, 5) unit types (``-1``
+    :func:`~cardrl.games.guandan.moves.bomb_key`; 0 for non-bombs), ``group_units`` (G, 5) unit types (``-1``
     padding), ``group_strides`` (G, 5) mixed-radix strides, ``group_offset`` the start of the group's block of
     ``ids`` (int32 table ids; ``-1`` for products of more than 2 wild cards, never legal).
     """
@@ -411,7 +411,7 @@ _DEBRUIJN_INDEX[[(((1 << b) * _DEBRUIJN) & 0xFFFFFFFFFFFFFFFF) >> 58 for b in ra
 def _scan_groups(level: int):
     """The unit types (option card tuples per type) and groups ``(category, rank, cmp, bomb, [unit ids])`` of a
     level, enumerated in the generator's own terms (its ``fills`` on the full deck)."""
-    from cardrl.games.guandan_moves import (ALL_SUITS, HEARTS, NUM_RANKS, MoveGenerator, _LINE, _SEQUENCE_SHAPES,
+    from cardrl.games.guandan.moves import (ALL_SUITS, HEARTS, NUM_RANKS, MoveGenerator, _LINE, _SEQUENCE_SHAPES,
                                             power)
 
     gen = MoveGenerator([2] * NUM_KINDS, level)
@@ -668,7 +668,7 @@ def _cache_key() -> str:
     import hashlib
     from pathlib import Path
 
-    from cardrl.games import guandan_moves
+    from cardrl.games.guandan import moves as guandan_moves
 
     digest = hashlib.sha256()
     for path in (Path(__file__), Path(guandan_moves.__file__)):

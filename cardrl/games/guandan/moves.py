@@ -52,7 +52,7 @@ Move table or per-hand generation? (measured on this 2-core machine, Python 3, n
     the level rank move), so a single id space for all levels would be ~1.7M moves. A per-level table is
     practical, but stable ids are only per level. This module generates moves per hand and identifies a move by its
     value (~1.1-1.5 ms mean per 27-card lead); the engine's legal moves come from a compiled scan over the
-    per-level table (:mod:`cardrl.games.guandan_table`: tens of us per lead), built from this module's ``fills``
+    per-level table (:mod:`cardrl.games.guandan.table`: tens of us per lead), built from this module's ``fills``
     and checked against :func:`legal_moves` (tests/test_guandan_moves_differential.py). Legal-set sizes of random
     27-card leads (3,000 deals, random level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max
     998; 1 wild: mean 1,170, max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach
@@ -191,7 +191,7 @@ def wild_kind(level: "Rank | str") -> int:
 
 _LEVEL_NAMES = {**{ch: Rank(i) for i, ch in enumerate(RANK_CHARS)}, "10": Rank.TEN}
 _LEVEL_HELP = ("a GuanDan level is a rank: its name '2' .. '9', 'T' (or '10'), 'J', 'Q', 'K', 'A', or a Rank "
-               "(cardrl.games.guandan_moves.Rank, e.g. Rank.FOUR)")
+               "(cardrl.games.guandan.moves.Rank, e.g. Rank.FOUR)")
 
 
 def parse_level(level: "Rank | str") -> Rank:
@@ -642,63 +642,82 @@ def _reading(move: Move, level: Rank) -> Reading:
             raise bad
         return Reading(move, level, tuple(_natural(k) for k in cards))
     if category in (Category.SINGLE, Category.PAIR, Category.TRIO, Category.BOMB):
-        out = []
-        for k in cards:
-            if k >= BLACK_JOKER:
-                if rank != k - BLACK_JOKER + BLACK_JOKER_RANK or category not in (Category.SINGLE, Category.PAIR):
-                    raise bad
-                out.append(_natural(k))
-            elif k // 4 == rank:
-                out.append(_natural(k))
-            elif k == wild:
-                out.append(_as_rank(k, rank, level))
-            else:
+        played = _n_of_a_kind_reading(move, level, wild, bad)
+    elif category == Category.THREE_WITH_TWO:
+        played = _three_with_two_reading(move, level, wild, bad)
+    elif category in _SEQUENCE_SHAPES:
+        played = _sequence_reading(move, level, wild, bad)
+    else:
+        raise bad
+    return Reading(move, level, tuple(played))
+
+
+def _n_of_a_kind_reading(move: Move, level: Rank, wild: int, bad: ValueError) -> list[PlayedCard]:
+    """A single, pair, trio or bomb: every card at the move's rank (a joker as itself, the wild as the rank)."""
+    category, rank, cards = move
+    out = []
+    for k in cards:
+        if k >= BLACK_JOKER:
+            if rank != k - BLACK_JOKER + BLACK_JOKER_RANK or category not in (Category.SINGLE, Category.PAIR):
                 raise bad
-        return Reading(move, level, tuple(out))
-    if category == Category.THREE_WITH_TWO:
-        trio = [k for k in cards if k != wild and k < BLACK_JOKER and k // 4 == rank]
-        pair = [k for k in cards if k != wild and not (k < BLACK_JOKER and k // 4 == rank)]
-        wilds = len(cards) - len(trio) - len(pair)
-        need_trio, need_pair = 3 - len(trio), 2 - len(pair)
-        if need_trio < 0 or need_pair < 0 or need_trio + need_pair != wilds:
+            out.append(_natural(k))
+        elif k // 4 == rank:
+            out.append(_natural(k))
+        elif k == wild:
+            out.append(_as_rank(k, rank, level))
+        else:
             raise bad
-        played = [_natural(k) for k in trio] + [_as_rank(wild, rank, level) for _ in range(need_trio)]
-        if pair:
-            pair_ranks = {_natural(k).rank for k in pair}
-            if len(pair_ranks) != 1 or (pair[0] >= BLACK_JOKER and len(pair) != 2):
-                raise bad
-            pair_rank = pair_ranks.pop()
-            played += [_natural(k) for k in pair] + [_as_rank(wild, pair_rank, level) for _ in range(need_pair)]
-        elif rank != level:  # two wild cards alone: the level pair, as themselves
-            played += [_as_rank(wild, level, level) for _ in range(2)]
-        else:  # a level trio with two wild cards: a pair of any other rank
-            any_rank = Rank.THREE if level == Rank.TWO else Rank.TWO
-            played += [PlayedCard(wild, any_rank, None, True, True) for _ in range(2)]
-        return Reading(move, level, tuple(played))
-    if category in _SEQUENCE_SHAPES:
-        length, copies, _ = _SEQUENCE_SHAPES[category]
-        naturals = [k for k in cards if k != wild]
-        if any(k >= BLACK_JOKER for k in naturals) or len(cards) != length * copies:
+    return out
+
+
+def _three_with_two_reading(move: Move, level: Rank, wild: int, bad: ValueError) -> list[PlayedCard]:
+    """A trio of the move's rank and a pair, wild cards filling either."""
+    _, rank, cards = move
+    trio = [k for k in cards if k != wild and k < BLACK_JOKER and k // 4 == rank]
+    pair = [k for k in cards if k != wild and not (k < BLACK_JOKER and k // 4 == rank)]
+    wilds = len(cards) - len(trio) - len(pair)
+    need_trio, need_pair = 3 - len(trio), 2 - len(pair)
+    if need_trio < 0 or need_pair < 0 or need_trio + need_pair != wilds:
+        raise bad
+    played = [_natural(k) for k in trio] + [_as_rank(wild, rank, level) for _ in range(need_trio)]
+    if pair:
+        pair_ranks = {_natural(k).rank for k in pair}
+        if len(pair_ranks) != 1 or (pair[0] >= BLACK_JOKER and len(pair) != 2):
             raise bad
-        flush = category == Category.STRAIGHT_FLUSH
-        suit = None
-        if flush:
-            suits = {k % 4 for k in naturals}
-            if len(suits) != 1:
-                raise bad
-            suit = suits.pop()
-        spare = len(cards) - len(naturals)
-        played = []
-        for r in sequence_ranks(category, rank):
-            mine = [k for k in naturals if k // 4 == r]
-            if len(mine) > copies:
-                raise bad
-            played += [_natural(k) for k in mine] + [_as_rank(wild, r, level, suit) for _ in range(copies - len(mine))]
-            spare -= copies - len(mine)
-        if spare != 0 or len(played) != len(cards):
+        pair_rank = pair_ranks.pop()
+        played += [_natural(k) for k in pair] + [_as_rank(wild, pair_rank, level) for _ in range(need_pair)]
+    elif rank != level:  # two wild cards alone: the level pair, as themselves
+        played += [_as_rank(wild, level, level) for _ in range(2)]
+    else:  # a level trio with two wild cards: a pair of any other rank
+        any_rank = Rank.THREE if level == Rank.TWO else Rank.TWO
+        played += [PlayedCard(wild, any_rank, None, True, True) for _ in range(2)]
+    return played
+
+
+def _sequence_reading(move: Move, level: Rank, wild: int, bad: ValueError) -> list[PlayedCard]:
+    """A straight, tube, plate or straight flush: each rank of the run its copies, wild cards filling the gaps."""
+    category, rank, cards = move
+    length, copies, _ = _SEQUENCE_SHAPES[category]
+    naturals = [k for k in cards if k != wild]
+    if any(k >= BLACK_JOKER for k in naturals) or len(cards) != length * copies:
+        raise bad
+    suit = None
+    if category == Category.STRAIGHT_FLUSH:
+        suits = {k % 4 for k in naturals}
+        if len(suits) != 1:
             raise bad
-        return Reading(move, level, tuple(played))
-    raise bad
+        suit = suits.pop()
+    spare = len(cards) - len(naturals)
+    played = []
+    for r in sequence_ranks(category, rank):
+        mine = [k for k in naturals if k // 4 == r]
+        if len(mine) > copies:
+            raise bad
+        played += [_natural(k) for k in mine] + [_as_rank(wild, r, level, suit) for _ in range(copies - len(mine))]
+        spare -= copies - len(mine)
+    if spare != 0 or len(played) != len(cards):
+        raise bad
+    return played
 
 
 def classify(cards: "str | Iterable[int]", level: "Rank | str") -> list[Reading]:
