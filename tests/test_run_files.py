@@ -1,4 +1,4 @@
-"""Every training driver writes the same run files (cardrl/algorithms/run_files.py): `config.json` whose command line
+"""Every training driver writes the same run files (the run loop, cardrl/run_dir.py): `config.json` whose command line
 parses back to the run's options, TensorBoard scalars in tb/, and a progress.jsonl that `cardrl report` and
 `cardrl plot` read. Short real runs of top-k PPO and RLlib's masked PPO through `cardrl train` (the smallest settings
 of tests/test_topk_ppo.py); DMC's run files are checked by tests/test_report.py and tests/test_train_cli.py."""
@@ -13,11 +13,11 @@ import pytest
 
 from cardrl.algorithms.dmc.settings import RunSettings, values_from_args
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
-from cardrl.algorithms.run_files import command_line, log_scalars
+from cardrl.algorithms.training.run_config import command_line
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
-from cardrl.algorithms.topk_ppo.train import settings_from_args
-from cardrl.cli import _given_train_flags, build_parser, main
+from cardrl.cli import main, parse_args
 from cardrl.eval.plot import plot_run, read_progress
+from cardrl.run_dir import log_scalars
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -50,9 +50,9 @@ def _check_run_files(run, game: str, algo: str, settings: type, capsys) -> dict:
 
     # the command line parses back to the same options, each algorithm taking its own defaults
     argv = shlex.split(config["command"])[1:]
-    again = build_parser().parse_args(argv)
+    again = parse_args(argv)
     options = {"game": again.game, "algo": again.algo, **values_from_args(again, RunSettings),
-               **settings_from_args(again, settings, _given_train_flags(argv))}
+               **values_from_args(again, settings)}
     assert json.loads(json.dumps(options)) == config["args"]
 
     assert [p for p in (run / "tb").glob("events.out.tfevents.*") if p.stat().st_size > 0]

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.algorithms.dmc.tune import SpaceError, check_space, load_space
+from cardrl.algorithms.tune.space import SpaceError, check_space, load_space
 from cardrl.cli import build_parser, main
 
 ROOT = Path(__file__).resolve().parents[1]
