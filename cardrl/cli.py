@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import fields
 
 from cardrl.presets import expand_preset
+
+DEFAULT_ALGO = "dmc"
 
 
 def _games() -> tuple[str, ...]:
@@ -20,87 +23,53 @@ def _games() -> tuple[str, ...]:
     return game_names()
 
 
-# --algo -> the settings dataclass of its own flags (besides RunSettings); "module:attr" so --help imports no Ray.
-_ALGO_SETTINGS = {"dmc": "cardrl.algorithms.dmc.settings:DMCSettings",
-                  "topk-ppo": "cardrl.algorithms.topk_ppo.settings:TopKPPOSettings",
-                  "ppo": "cardrl.algorithms.masked_ppo.settings:PPOSettings"}
-_UNSET = object()
+def _flags(settings: type) -> dict[str, str]:
+    """A settings dataclass's command-line flags -> their field names."""
+    from cardrl.algorithms.training.settings import flag_of
+
+    return {flag_of(f): f.name for f in fields(settings) if f.metadata.get("cli", True)}
 
 
-def _algo_settings(algo: str) -> type:
-    from cardrl.games.registry import resolve
+def _add_train_parser(sub, algo: str, games: tuple[str, ...]) -> argparse.ArgumentParser:
+    """``cardrl train``'s parser for ``--algo algo``: the run options it takes and the algorithm's own."""
+    from cardrl.algorithms.training.registry import ALGORITHMS, HELP, driver
+    from cardrl.algorithms.training.settings import OPTIONAL_RUN_OPTIONS, RunSettings, add_arguments
 
-    return resolve(_ALGO_SETTINGS[algo])
-
-
-def _add_algorithm_flags(train: argparse.ArgumentParser) -> None:
-    """The flags of the algorithms other than DMC; a flag DMC already has (--lr, ...) is shared, its help names each
-    algorithm's default, and each algorithm takes its own default unless the flag is given."""
-    from dataclasses import fields
-
-    from cardrl.algorithms.dmc.settings import add_arguments, field_default
-
-    dmc = {f.name for f in fields(_algo_settings("dmc"))}
-    for algo in ("topk-ppo", "ppo"):
-        settings = _algo_settings(algo)
-        have = {a.dest: a for a in train._actions}
-        for f in fields(settings):
-            if f.name in have and f.metadata.get("cli", True):
-                action = have[f.name]
-                if f.name in dmc and not action.help.startswith("dmc: "):
-                    action.help = "dmc: " + action.help
-                default = field_default(f)
-                action.help += f"; {algo}: {f.metadata['help']} (default: {default})"
-        add_arguments(train, settings, skip=tuple(have))
-        for action in train._actions:
-            if action.dest not in have and action.help:
-                action.help = f"{algo}: {action.help}"
+    own = driver(algo)
+    train = sub.add_parser("train", help="train an agent (DMC, top-k PPO or RLlib's PPO) and write checkpoints",
+                           epilog=f"These are the options of --algo {algo}; another algorithm's: cardrl train GAME "
+                                  f"--algo {{{','.join(ALGORITHMS)}}} --help")
+    train.add_argument("game", choices=games, help="the game to train on")
+    train.add_argument("--algo", default=DEFAULT_ALGO, choices=list(ALGORITHMS), help=HELP)
+    add_arguments(train, RunSettings, skip=tuple(set(OPTIONAL_RUN_OPTIONS) - own.run_options))
+    add_arguments(train, own.settings)
+    return train
 
 
-def _given_train_flags(argv: list[str]) -> set[str]:
-    """The option names given on a ``cardrl train`` command line (whatever their value)."""
-    from dataclasses import fields
+class CardrlParser(argparse.ArgumentParser):
+    """cardrl's parser: ``cardrl train`` takes the options of its ``--algo`` only, so a command line is parsed by
+    the parser built for the algorithm it names (:func:`build_parser`)."""
 
-    from cardrl.algorithms.dmc.settings import RunSettings
+    algo = DEFAULT_ALGO
 
-    parser = build_parser()
-    names = {f.name for settings in (RunSettings, *map(_algo_settings, _ALGO_SETTINGS)) for f in fields(settings)}
-    parser._cardrl_train.set_defaults(**dict.fromkeys(names, _UNSET))
-    args = parser.parse_args(argv)
-    return {name for name in names if getattr(args, name, _UNSET) is not _UNSET}
-
-
-def _check_algorithm_flags(algo: str, given: set[str]) -> None:
-    """ValueError naming the given flags that belong to other algorithms than ``algo`` (none is ignored silently)."""
-    from dataclasses import fields
-
-    from cardrl.algorithms.dmc.settings import RunSettings
-
-    own = {f.name for settings in (RunSettings, _algo_settings(algo)) for f in fields(settings)}
-    foreign = sorted(given - own)
-    if foreign:
-        owners = {a: {f.name: "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
-                      for f in fields(_algo_settings(a))} for a in _ALGO_SETTINGS}
-        flags = ", ".join(next(o[name] for o in owners.values() if name in o) + " (" +
-                          "/".join(a for a, o in owners.items() if name in o) + ")" for name in foreign)
-        raise ValueError(f"option(s) {flags} do not apply to --algo {algo}")
+    def parse_known_args(self, args=None, namespace=None):
+        argv = list(sys.argv[1:] if args is None else args)
+        algo = _algo_in(argv)
+        if algo != self.algo:
+            return build_parser(algo).parse_known_args(argv, namespace)
+        return super().parse_known_args(argv, namespace)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from cardrl.algorithms.dmc.settings import DMCSettings, RunSettings, add_arguments, path_arg
+def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
+    """The ``cardrl`` parser, ``cardrl train`` with the options of ``--algo algo``; a command line that names another
+    algorithm is parsed by that algorithm's (:class:`CardrlParser`)."""
+    from cardrl.args import path_arg
 
     games = _games()
-    parser = argparse.ArgumentParser(prog="cardrl", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    train = sub.add_parser("train", help="train an agent (DMC) and write checkpoints")
-    train.add_argument("game", choices=games, help="the game to train on")
-    train.add_argument("--algo", default="dmc", choices=list(_ALGO_SETTINGS),
-                       help="the algorithm: dmc, topk-ppo (DanZero+'s PPO over a frozen DMC's k best moves) or ppo "
-                            "(RLlib's PPO with an action-masking module) (default: dmc)")
-    add_arguments(train, RunSettings)
-    add_arguments(train, DMCSettings)
-    _add_algorithm_flags(train)
+    parser = CardrlParser(prog="cardrl", description=__doc__.splitlines()[0])
+    parser.algo = algo
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
+    train = _add_train_parser(sub, algo, games)
 
     from cardrl.bench.cli import add_bench_parsers
 
@@ -124,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a deal against agents in the terminal")
     play.add_argument("game", choices=games, help="the game to play")
     add_play_arguments(play)
-    from cardrl.algorithms.dmc.tune import add_tune_arguments
+    from cardrl.algorithms.tune.arguments import add_tune_arguments
 
     tune = sub.add_parser("tune", help="Ray Tune sweep of DMC options from a space file, ranked on evaluation ADP")
     tune.add_argument("game", choices=games, help="the game to train on")
@@ -133,44 +102,85 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--verbose", action="store_true",
                              help="show every line Ray and RLlib print, the known-harmless startup lines included "
                                   "(cardrl/quiet.py lists them)")
-    parser._cardrl_train = train  # the train subparser, for _given_train_flags
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = expand_preset(argv)
-    args = build_parser().parse_args(argv)
+def _algo_in(argv: list[str]) -> str:
+    """The ``--algo`` of a ``cardrl train`` command line (its parser depends on it), else the default; an unknown
+    name is left for the parse to refuse."""
+    from cardrl.algorithms.training.registry import ALGORITHMS
+
+    if argv[:1] != ["train"]:
+        return DEFAULT_ALGO
+    for i, word in enumerate(argv):
+        name, eq, value = word.partition("=")
+        if len(name) > 4 and "--algo".startswith(name):  # argparse takes a unique prefix too
+            value = value if eq else (argv[i + 1] if i + 1 < len(argv) else "")
+            return value if value in ALGORITHMS else DEFAULT_ALGO
+    return DEFAULT_ALGO
+
+
+def _refuse_other_algorithms(algo: str, extras: list[str]) -> None:
+    """ValueError naming the flags among ``extras`` that belong to other algorithms, or to run options ``algo``
+    does not take (none is ignored silently)."""
+    from cardrl.algorithms.training.registry import ALGORITHMS, driver
+    from cardrl.algorithms.training.settings import OPTIONAL_RUN_OPTIONS, RunSettings
+
+    given = {word.partition("=")[0] for word in extras if word.startswith("--")}
+    run_flags = _flags(RunSettings)
+    for flag in sorted(given & set(run_flags)):
+        name = run_flags[flag]
+        owners = "/".join(a for a in ALGORITHMS if name in driver(a).run_options)
+        raise ValueError(f"{flag} applies to --algo {owners}" + OPTIONAL_RUN_OPTIONS[name].format(algo=algo))
+    owners = {a: _flags(driver(a).settings) for a in ALGORITHMS if a != algo}
+    foreign = sorted((name, flag) for flag in given for o in owners.values() if (name := o.get(flag)))
+    if foreign:
+        named = dict.fromkeys(flag for _, flag in foreign)
+        raise ValueError("option(s) " + ", ".join(f"{flag} (" + "/".join(a for a, o in owners.items() if flag in o)
+                                                  + ")" for flag in named) + f" do not apply to --algo {algo}")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """``argv`` parsed once, ``cardrl train`` with the options of its ``--algo``. A flag of another algorithm is a
+    ValueError naming it (SystemExit with argparse's message for any other unknown word); the run options the
+    algorithm does not take are set to their defaults."""
+    from cardrl.algorithms.training.settings import RunSettings, field_default
+
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras and args.command == "train":
+        _refuse_other_algorithms(args.algo, extras)
+    if extras:
+        parser.error(f"unrecognized arguments: {' '.join(extras)}")
     if args.command == "train":
-        from cardrl.algorithms.dmc.train import run_training
+        for f in fields(RunSettings):
+            if not hasattr(args, f.name):
+                setattr(args, f.name, field_default(f))
+    return args
 
-        try:
-            given = _given_train_flags(sys.argv[1:] if argv is None else argv)
-            _check_algorithm_flags(args.algo, given)
-            if args.algo != "dmc" and getattr(args, "resume", False):
-                raise ValueError(f"--resume applies to --algo dmc only; --algo {args.algo} starts from a checkpoint "
-                                 f"with --restore PATH")
-            if args.algo != "dmc" and getattr(args, "eval_every_frames", 0):
-                raise ValueError(f"--eval-every-frames applies to --algo dmc only; --algo {args.algo} evaluates by "
-                                 f"the clock, --eval-every")
-            if args.algo != "dmc" and getattr(args, "eval_unpruned", False):
-                raise ValueError(f"--eval-unpruned applies to --algo dmc with --prune mcs only (ODMC); --algo "
-                                 f"{args.algo} does not prune")
-            if args.algo == "topk-ppo":
-                from cardrl.algorithms.topk_ppo.train import run_training as run_topk_ppo
 
-                return run_topk_ppo(args, given)
-            if args.algo == "ppo":
-                from cardrl.algorithms.masked_ppo.train import run_training as run_ppo
+def _train(argv: list[str]) -> int:
+    from cardrl.algorithms.training.loop import run_training
+    from cardrl.algorithms.training.registry import driver
 
-                return run_ppo(args, given)
-            return run_training(args)
-        except ValueError as err:
-            print(f"cardrl train: error: {err}", file=sys.stderr)
-            return 2
+    try:
+        args = parse_args(argv)
+        return run_training(driver(args.algo), args)
+    except ValueError as err:
+        print(f"cardrl train: error: {err}", file=sys.stderr)
+        return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = expand_preset(argv)
+    if argv[:1] == ["train"]:
+        return _train(argv)
+    args = parse_args(argv)
     if args.command == "tune":
-        from cardrl.algorithms.dmc.tune import run_tune
+        from cardrl.algorithms.tune.sweep import run_tune
 
-        args.argv = list(sys.argv[1:] if argv is None else argv)
+        args.argv = argv
         try:
             return run_tune(args)
         except (ValueError, FileNotFoundError) as err:

@@ -1,4 +1,4 @@
-"""Every training driver writes the same run files (cardrl/algorithms/run_files.py): `config.json` whose command line
+"""Every training driver writes the same run files (the run loop, cardrl/run_dir.py): `config.json` whose command line
 parses back to the run's options, TensorBoard scalars in tb/, and a progress.jsonl that `cardrl report` and
 `cardrl plot` read. Short real runs of top-k PPO and RLlib's masked PPO through `cardrl train` (the smallest settings
 of tests/test_topk_ppo.py); DMC's run files are checked by tests/test_report.py and tests/test_train_cli.py."""
@@ -8,16 +8,17 @@ from __future__ import annotations
 import json
 import shlex
 from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
 from cardrl.algorithms.dmc.settings import RunSettings, values_from_args
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
-from cardrl.algorithms.run_files import command_line, log_scalars
+from cardrl.algorithms.training.run_config import command_line
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
-from cardrl.algorithms.topk_ppo.train import settings_from_args
-from cardrl.cli import _given_train_flags, build_parser, main
+from cardrl.cli import main, parse_args
 from cardrl.eval.plot import plot_run, read_progress
+from cardrl.run_dir import log_scalars
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -50,9 +51,9 @@ def _check_run_files(run, game: str, algo: str, settings: type, capsys) -> dict:
 
     # the command line parses back to the same options, each algorithm taking its own defaults
     argv = shlex.split(config["command"])[1:]
-    again = build_parser().parse_args(argv)
+    again = parse_args(argv)
     options = {"game": again.game, "algo": again.algo, **values_from_args(again, RunSettings),
-               **settings_from_args(again, settings, _given_train_flags(argv))}
+               **values_from_args(again, settings)}
     assert json.loads(json.dumps(options)) == config["args"]
 
     assert [p for p in (run / "tb").glob("events.out.tfevents.*") if p.stat().st_size > 0]
@@ -119,3 +120,77 @@ def test_command_line_writes_what_differs_from_the_defaults():
     run = {"stop_time": 90.0, "eval_against": ["random"], "gpu": True, "out": None}
     assert command_line("big2", "ppo", [(RunSettings, run), (PPOSettings, {"lr": 5e-5, "hidden_sizes": (16,)})]) \
         == "cardrl train big2 --algo ppo --stop-time 90s --gpu --hidden-sizes 16"
+
+
+# ---- the run loop on a stand-in algorithm (no Ray) -----------------------------------------------------------------
+class _Algo:
+    """What the run loop asks of an algorithm: train, save, and the run_info a checkpoint keeps."""
+
+    def __init__(self):
+        self.iteration, self.frames, self.run_info = 0, 0, {}
+
+    def train(self) -> dict:
+        self.iteration += 1
+        self.frames += 100
+        return {"training_iteration": self.iteration, "frames": self.frames}
+
+    def save_to_path(self, path: str) -> str:
+        Path(path).mkdir(parents=True)
+        (Path(path) / "state.json").write_text(json.dumps({"frames": self.frames, "run_info": self.run_info}))
+        return path
+
+
+class _Evaluation:
+    def baselines(self, config, args, specs):
+        return list(specs)
+
+    def evaluate(self, algo, args, baselines):
+        return {"eval": {b: {"adp": 0.5, "adp_low": 0.1, "adp_high": 0.9} for b in baselines}}
+
+    def line(self, record, args):
+        return ""
+
+    def report_final(self, algo, final, args, baselines):
+        print(f"final at {final['frames_trained']}")
+
+
+def test_the_run_loop_evaluates_at_frame_milestones_checkpoints_and_closes_with_a_final_record(tmp_path, capsys):
+    from argparse import Namespace
+
+    from cardrl.algorithms.training.driver import Driver
+    from cardrl.algorithms.training.loop import RunClock, RunFiles, run_loop
+
+    driver = Driver(name="stand-in", title="stand-in", settings=PPOSettings, agent_kind="stand-in",
+                    build_config=lambda args, say: None, describe=lambda *a: [],
+                    progress=lambda result, args: ({"frames_trained": result["frames"]}, f"frames {result['frames']}"),
+                    evaluation=_Evaluation(), frames_trained=lambda algo: algo.frames)
+    args = Namespace(stop_time=None, stop_frames=500, eval_every=0, eval_every_frames=200, checkpoint_every=3600,
+                     algo="stand-in", game="doudizhu")
+    algo = _Algo()
+    sink = RunFiles(tmp_path, driver, args, ["random"], "ADP")
+    try:
+        run_loop(algo, driver, args, ["random"], RunClock.begin(args, {}, 0), sink, "ADP")
+    finally:
+        sink.close()
+    printed = capsys.readouterr().out
+    records = read_progress(tmp_path)
+    assert [r["frames_trained"] for r in records] == [100, 200, 300, 400, 500, 500]
+    assert [r.get("eval_frames") for r in records[:-1]] == [None, 200, None, 400, None]
+    assert "ADP > 0 vs random reached at 0.0 min, 200 frames" in printed and "final at 500" in printed
+    final = records[-1]
+    assert final["final"] and final["eval"]["random"]["adp"] == 0.5 and all(r["frames_per_s"] >= 0 for r in records)
+    assert final["reached_adp_above_0"] == {"random": {"time_s": records[1]["time_s"], "frames_trained": 200}}
+    # one checkpoint, at the end, swapped in whole, with the clock the run loop keeps for a resume
+    saved = json.loads((tmp_path / "checkpoint" / "state.json").read_text())
+    assert saved["frames"] == 500 and saved["run_info"]["reached"] == final["reached_adp_above_0"]
+    assert not (tmp_path / "checkpoint.tmp").exists() and not (tmp_path / "checkpoint.prev").exists()
+    assert printed.count("checkpoint written") == 1
+
+
+def test_a_resume_moves_the_records_after_its_checkpoint_aside(tmp_path):
+    from cardrl.run_dir import DISCARDED, PROGRESS, trim_progress
+
+    (tmp_path / PROGRESS).write_text("".join(json.dumps({"iteration": i}) + "\n" for i in (1, 2, 3)) + '{"iter')
+    assert trim_progress(tmp_path, 2) == 2
+    assert [r["iteration"] for r in read_progress(tmp_path)] == [1, 2]
+    assert (tmp_path / DISCARDED).read_text().splitlines() == ['{"iteration": 3}', '{"iter']

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.algorithms.dmc.tune import SpaceError, check_space, load_space
+from cardrl.algorithms.tune.space import SpaceError, check_space, load_space
 from cardrl.cli import build_parser, main
 from cardrl.presets import presets
 

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from helpers.sweep_process import EVAL, descendants, evals, kill_tree, lr_space, start_sweep, title, wait_for
 
-from cardrl.algorithms.dmc.tune import SWEEP_RECORD, _check_resume, _sweep_record, load_space
+from cardrl.algorithms.tune.resume import SWEEP_RECORD, check_resume, sweep_record
+from cardrl.algorithms.tune.space import load_space
 from cardrl.cli import build_parser, main
 
 STOP_FRAMES = 4000
@@ -117,7 +118,7 @@ def _started_sweep(tmp_path: Path, sweep: dict, *options: str) -> tuple[Path, li
     (out / "tune").mkdir(parents=True)
     (out / "tune" / "tuner.pkl").write_bytes(b"")
     (out / "tune" / "experiment_state-2026-01-01_00-00-00.json").write_text("{}")
-    (out / SWEEP_RECORD).write_text(json.dumps(_sweep_record(args, load_space(space))))
+    (out / SWEEP_RECORD).write_text(json.dumps(sweep_record(args, load_space(space))))
     return space, argv
 
 
@@ -152,7 +153,7 @@ def test_resume_accepts_the_same_space_under_another_path(tmp_path):
     argv[argv.index(str(space))] = str(moved)
     args = build_parser().parse_args([*argv, "--resume", "--verbose"])
     args.argv = argv
-    record = _check_resume(tmp_path / "sweep", _sweep_record(args, load_space(moved)))
+    record = check_resume(tmp_path / "sweep", sweep_record(args, load_space(moved)))
     assert record["space"] == str(space)
 
 

@@ -1,20 +1,20 @@
-"""DMC's options and a training run's options: defaults and help in one place.
+"""DMC's options: defaults and help in one place.
 
 :class:`DMCSettings` is the single source of DMC's hyperparameters: :class:`~cardrl.algorithms.dmc.dmc.DMCConfig`
 takes its defaults from it and ``cardrl train`` builds its flags (name, type, default, help) from it, so the CLI,
-the Python API and the docs cannot drift apart. :class:`RunSettings` does the same for what a run does around the
-algorithm (stopping, evaluation, checkpoints). This module imports neither Ray nor torch, so ``cardrl --help`` is
-fast.
+the Python API and the docs cannot drift apart. What a run does around the algorithm (stopping, evaluation,
+checkpoints) is :class:`~cardrl.algorithms.training.settings.RunSettings`, re-exported here with the option machinery
+for the modules that import them from here. This module imports neither Ray nor torch, so ``cardrl --help`` is fast.
 """
 
 from __future__ import annotations
 
 import argparse
-import re
-from dataclasses import MISSING, dataclass, field, fields
-from typing import Any, Callable
+from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.centering import TARGET_BASELINES
+from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration,
+                                             values_from_args)
 from cardrl.args import agent_spec_arg, path_arg
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
@@ -27,19 +27,6 @@ OPPONENT_MODELS = ("luo_tan", "douzero_plus")
 MODULE_MAPPINGS = ("shared", "per_agent")
 OM_GRAD_CLIPS = ("separate", "joint")
 COACH_INPUTS = ("ranks", "kinds")
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
-
-
-def parse_duration(text: str) -> float:
-    """``"90s"`` -> 90.0, ``"10m"`` -> 600.0, ``"1.5h"`` -> 5400.0 seconds; ``"0"`` is 0; any other bare number is
-    refused (its unit would be a guess)."""
-    if str(text).strip() in ("0", "0.0"):
-        return 0.0
-    match = _DURATION.match(str(text).strip())
-    if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use a number with a unit: e.g. 90s, 10m or 2h")
-    value, unit = float(match.group(1)), match.group(2)
-    return value * {"s": 1, "m": 60, "h": 3600}[unit]
 
 
 def parse_slack(text: str) -> str | float:
@@ -50,21 +37,6 @@ def parse_slack(text: str) -> str | float:
         return float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
-
-
-def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
-           cli: bool = True, section: str = "training", nargs: str | None = None, flag: str | None = None) -> Any:
-    """A dataclass field with its CLI metadata: help text, argparse type/choices/nargs, whether ``cardrl train`` has
-    a flag for it, and the DMCConfig method that takes it (``training`` or ``env_runners``)."""
-    meta = {"help": help, "type": type, "choices": choices, "cli": cli, "section": section, "nargs": nargs,
-            "flag": flag}
-    if isinstance(default, (list, dict, set)):
-        return field(default_factory=lambda: type_copy(default), metadata=meta)
-    return field(default=default, metadata=meta)
-
-
-def type_copy(value):
-    return type(value)(value)
 
 
 @dataclass
@@ -173,95 +145,3 @@ class DMCSettings:
     target_baseline_rate: float = option(0.01, "target_baseline: the running mean's rate per deal", type=float)
     target_scale: dict | None = option(None, "agent -> factor from its payoff to its DMC target (default: the "
                                              "game's; DouDiZhu's landlord 0.5)", cli=False)
-
-
-@dataclass
-class RunSettings:
-    """What ``cardrl train`` does around the algorithm: stopping, evaluation, checkpoints, resources."""
-
-    stop_time: float | None = option(None, "wall time to train, e.g. 90s, 10m, 2h (default: 10m unless "
-                                           "--stop-frames)", type=parse_duration)
-    stop_frames: int | None = option(None, "frames (state-action samples) to train", type=int)
-    num_env_runners: int = option(1, "Ray actors playing games (each one CPU)", type=int)
-    num_learners: int = option(0, "learner actors (0: the learner runs in the driver)", type=int)
-    gpu: bool = option(False, "put the learner(s) on a GPU")
-    out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
-                                   "runs/<algo>_<game>)", type=path_arg)
-    restore: str | None = option(None, "checkpoint directory to start from", type=path_arg)
-    resume: bool = option(False, "dmc: continue the run in --out from its latest complete checkpoint (counters, "
-                                 "schedules, elapsed time, progress.jsonl); starts fresh when there is none; not "
-                                 "with --restore")
-    eval_every: float = option(180.0, "evaluate against the baselines this often, e.g. 5m (0: never)",
-                               type=parse_duration)
-    eval_every_frames: int = option(0, "dmc: also evaluate each time this many more frames are trained, e.g. 200000 "
-                                       "(the record's eval_frames names the milestone; 0: never); with --eval-every "
-                                       "0, evaluations happen at the same frame counts in every run",
-                                    type=int)
-    eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
-    eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
-                                            "...)", nargs="+", type=agent_spec_arg)
-    eval_unpruned: bool = option(False, "dmc, with --prune mcs: also evaluate the greedy networks without pruning "
-                                        "(every legal move), labelled beside the pruned score (the default: as "
-                                        "trained), with how often they pick a move pruning drops")
-    checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
-    features: str | None = option(None, "feature encoder of the game (default: the game's first: douzero for "
-                                        "doudizhu, whose 'unified' are Luo & Tan's; unified for big2; danzero for "
-                                        "guandan, or danzero_keyed)")
-    reward: str | None = option(None, "payoff the agents learn (default: the game's first: adp for doudizhu, cards "
-                                      "for big2, danzero for guandan)")
-    match_bonus: bool = option(False, "guandan: DanZero+'s match reward, +1 / -1 for the won / lost match (dmc: "
-                                      "added to every deal's samples of the match; topk-ppo: to the match's last "
-                                      "decision, as the authors' actors do)")
-    seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines", type=int)
-
-
-def _flag(f) -> str:
-    return "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
-
-
-def field_default(f) -> Any:
-    """The default of a settings dataclass field (its ``default``, else a fresh ``default_factory()``)."""
-    if f.default is not MISSING:
-        return f.default
-    return f.default_factory()  # type: ignore[misc]
-
-
-def add_arguments(parser: argparse.ArgumentParser, settings: type, *, skip: tuple[str, ...] = ()) -> None:
-    """One flag per CLI field of a settings dataclass, with its help and default shown."""
-    for f in fields(settings):
-        meta = f.metadata
-        if not meta.get("cli", True) or f.name in skip:
-            continue
-        default = field_default(f)
-        shown = "" if default is None else f" (default: {_shown(default)})"
-        kwargs: dict[str, Any] = {"dest": f.name, "default": default, "help": meta["help"] + shown}
-        if isinstance(default, bool):
-            kwargs["action"] = "store_true"
-            kwargs["help"] = meta["help"]
-        else:
-            for key in ("type", "choices", "nargs"):
-                if meta.get(key) is not None:
-                    kwargs[key] = meta[key]
-            if meta.get("nargs") is None and meta.get("type") is None and meta.get("choices") is None:
-                kwargs["type"] = str
-        parser.add_argument(_flag(f), **kwargs)
-
-
-def _shown(value: Any) -> str:
-    if isinstance(value, float) and value >= 60 and value % 60 == 0:
-        return f"{value:g}s ({value / 60:g}m)"
-    if isinstance(value, list):
-        return " ".join(map(str, value))
-    return str(value)
-
-
-def values_from_args(args: argparse.Namespace, settings: type, *, given_only: bool = False) -> dict[str, Any]:
-    """The settings' fields found in ``args``; ``given_only`` keeps those that differ from the defaults."""
-    out = {}
-    for f in fields(settings):
-        if hasattr(args, f.name):
-            value = getattr(args, f.name)
-            if given_only and value == field_default(f):
-                continue
-            out[f.name] = tuple(value) if f.name == "hidden_sizes" and value is not None else value
-    return out

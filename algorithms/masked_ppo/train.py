@@ -1,33 +1,37 @@
-"""``cardrl train GAME --algo ppo``: RLlib's own PPO with the action-masking module on ``cardrl/<game>_v0``.
+"""``cardrl train GAME --algo ppo``: RLlib's own PPO with the action-masking module on ``cardrl/<game>_v0``, as the run
+loop (:mod:`cardrl.algorithms.training.loop`) drives it.
 
-The same run loop as top-k PPO (:func:`cardrl.algorithms.topk_ppo.train.train_loop`: progress lines,
-``progress.jsonl``, TensorBoard scalars, periodic evaluation against baselines, checkpoints) and the same
-``config.json`` (:mod:`cardrl.algorithms.run_files`); the options are
-:class:`~cardrl.algorithms.masked_ppo.settings.PPOSettings` (RLlib's PPO defaults). Flags shared with other algorithms
-(``--lr``, ``--hidden-sizes``, ...) take PPO's defaults unless given.
+The options are :class:`~cardrl.algorithms.masked_ppo.settings.PPOSettings` (RLlib's PPO defaults; flags named as
+another algorithm's, ``--lr`` or ``--hidden-sizes``, take PPO's defaults); the agent is evaluated in duplicate
+tournaments (:class:`~cardrl.algorithms.training.agent_evaluation.AgentEvaluation`).
 """
 
 from __future__ import annotations
 
+from argparse import Namespace
 from pathlib import Path
+from typing import Any
 
-from cardrl.algorithms.dmc.train import env_config_from_args
-from cardrl.algorithms.topk_ppo.train import _init_ray, settings_from_args, train_loop
+from cardrl.algorithms.masked_ppo.settings import PPOSettings
+from cardrl.algorithms.training.agent_evaluation import AgentEvaluation
+from cardrl.algorithms.training.driver import Driver
+from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.settings import settings_from_args
+
+__all__ = ["DRIVER", "build_config"]
 
 
-def build_config(args, given: set[str]):
+def build_config(args: Namespace, say=print):
     """RLlib's PPOConfig of a ``cardrl train --algo ppo`` command line."""
     from cardrl.algorithms.masked_ppo.masked_ppo import masked_ppo_config
-    from cardrl.algorithms.masked_ppo.settings import PPOSettings
 
-    settings = settings_from_args(args, PPOSettings, given)
-    return (masked_ppo_config(args.game, env_config_from_args(args), **settings)
+    return (masked_ppo_config(args.game, env_config_from_args(args), **settings_from_args(args, PPOSettings))
             .env_runners(num_env_runners=args.num_env_runners)
             .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
             .debugging(seed=args.seed))
 
 
-def _record(result: dict) -> tuple[dict, str]:
+def progress(result: dict, args: Namespace) -> tuple[dict, str]:
     learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
     runners = result.get("env_runners", {})
     frames = int(runners.get("num_env_steps_sampled_lifetime", 0) or 0)  # all trained on, within the iteration
@@ -40,28 +44,19 @@ def _record(result: dict) -> tuple[dict, str]:
     return record, line
 
 
-def run_training(args, given: set[str]) -> int:
-    """``cardrl train GAME --algo ppo``."""
+def make_agent(algo: Any, args: Namespace):
+    """The greedy masked-PPO agent of ``algo``'s current modules."""
     from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
-    from cardrl.algorithms.masked_ppo.settings import PPOSettings
-    from cardrl.algorithms.run_files import run_dir, write_config
 
-    _init_ray(args)
-    config = build_config(args, given)
-    out = run_dir(args)
-    out.mkdir(parents=True, exist_ok=True)
-    write_config(out, args, config, PPOSettings, settings_from_args(args, PPOSettings, given), agent_kind="ppo")
-    algo = config.build_algo()
-    if args.restore:
-        algo.restore_from_path(str(Path(args.restore).resolve()))
-        print(f"restored from {args.restore}", flush=True)
-    mapping = agent_to_module(args.game)
+    return MaskedPPOAgent({a: algo.get_module(m) for a, m in agent_to_module(args.game).items()}, args.game,
+                          features=(algo.config.env_config or {}).get("features"))
 
-    def agent():
-        return MaskedPPOAgent({a: algo.get_module(m) for a, m in mapping.items()}, args.game,
-                              features=(config.env_config or {}).get("features"))
 
-    title = (f"training RLlib's PPO (masked action-embedding module) on {args.game}: {args.num_env_runners} env "
-             f"runner(s), run dir {out}")
-    return train_loop(algo, args, out, title, _record, agent)
+def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
+    return [f"training RLlib's PPO (masked action-embedding module) on {args.game}: {args.num_env_runners} env "
+            f"runner(s), run dir {out}"]
+
+
+DRIVER = Driver(name="ppo", title="RLlib's PPO", settings=PPOSettings, agent_kind="ppo", build_config=build_config,
+                describe=describe, progress=progress, evaluation=AgentEvaluation(make_agent))

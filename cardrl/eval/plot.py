@@ -14,45 +14,15 @@ start at 0 and frame counts are written 12k / 3.4M.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
+
+from cardrl.run_dir import read_config, read_progress  # the run directory's format (re-exported here)
 
 __all__ = ["read_progress", "read_config", "plot_run", "render_png", "format_count", "plays_matches", "loss_fields",
            "loss_name", "main_plot"]
 
 FEW = 30  # at most this many points: markers and error bars; more: lines and bands
-
-
-def read_progress(run_dir: str | Path) -> list[dict]:
-    """The records of ``<run_dir>/progress.jsonl`` (one per training iteration, and one for the final evaluation)."""
-    run = Path(run_dir)
-    if not run.is_dir():
-        raise FileNotFoundError(f"{run_dir}: no such run directory")
-    path = run / "progress.jsonl"
-    if not path.is_file():
-        raise FileNotFoundError(f"{run_dir} has no progress.jsonl: is it a run directory of `cardrl train`?")
-    records = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
-        if line.strip():
-            try:
-                records.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise ValueError(f"{path}:{n} is not a JSON record ({err})") from None
-    if not records:
-        raise ValueError(f"{path} is empty: the run has not finished an iteration yet")
-    return records
-
-
-def read_config(run_dir: str | Path) -> dict[str, Any]:
-    """``<run_dir>/config.json`` (the options a run was started with), or ``{}`` for a run that has none."""
-    path = Path(run_dir) / "config.json"
-    if not path.is_file():
-        return {}
-    try:
-        return json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise ValueError(f"{path} is not JSON ({err})") from None
 
 
 def format_count(x: float, pos: Any = None) -> str:

@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from cardrl.eval.lockstep import SCORE_FIELDS
-from cardrl.eval.plot import (format_count, loss_fields, loss_name, plays_matches, read_config, read_progress,
-                              render_png)
+from cardrl.eval.plot import format_count, loss_fields, loss_name, plays_matches, render_png
+from cardrl.run_dir import CHECKPOINT, read_config, read_progress
 
 __all__ = ["build_report", "write_report", "main_report"]
 
@@ -167,7 +167,7 @@ def _summary(records: list[dict], config: dict) -> str:
 
 
 def _checkpoint(run: Path, config: dict) -> str:
-    path = run / "checkpoint"
+    path = run / CHECKPOINT
     if not path.is_dir():
         return '<p class="note">No checkpoint in the run directory (the run has not reached one yet).</p>'
     written = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(path.stat().st_mtime))

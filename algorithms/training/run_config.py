@@ -1,5 +1,5 @@
-"""What every ``cardrl train`` driver writes into its run directory besides checkpoints and ``progress.jsonl``:
-``<out>/config.json`` (how the run was made; ``cardrl report`` shows it) and TensorBoard scalars in ``<out>/tb``.
+"""A run's ``<out>/config.json`` (how the run was made; ``cardrl report`` shows it), written by the run loop of every
+``cardrl train`` driver; the run directory's layout is :mod:`cardrl.run_dir`'s.
 
 ``config.json`` holds ``game``, ``title``, ``algo``, ``agent_kind`` (the agent-spec kind that loads the run's
 checkpoint: ``cardrl eval --a KIND:PATH``), ``command`` (the ``cardrl train`` command line with every option that
@@ -16,12 +16,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.dmc.settings import RunSettings, field_default, parse_duration, values_from_args
+from cardrl import run_dir as files
+from cardrl.algorithms.training.settings import RunSettings, field_default, flag_of, parse_duration, values_from_args
 
-__all__ = ["run_dir", "command_line", "write_config", "tensorboard", "log_scalars"]
-
-# record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
-_NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+__all__ = ["run_dir", "command_line", "write_config"]
 
 
 def _jsonable(value: Any) -> bool:
@@ -54,7 +52,7 @@ def command_line(game: str, algo: str, sections: list[tuple[type, dict[str, Any]
             if value == default or (isinstance(value, (list, tuple)) and isinstance(default, (list, tuple))
                                     and list(value) == list(default)):
                 continue
-            flag = "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
+            flag = flag_of(f)
             if isinstance(value, bool):
                 words += [flag] if value else []
             elif isinstance(value, (list, tuple)):
@@ -79,43 +77,4 @@ def write_config(out: Path, args, config, settings: type, values: dict[str, Any]
               args.algo: _json_only(resolved),
               "env_config": _json_only(dict(config.env_config or {})),
               "rllib": _json_only(config.to_dict())}
-    path = out / "config.json"
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return path
-
-
-def tensorboard(out: Path):
-    """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
-    try:
-        from tensorboardX import SummaryWriter
-    except ImportError:
-        return None
-    return SummaryWriter(str(out / "tb"))
-
-
-def _scalars(value: Any, tag: str):
-    if isinstance(value, dict):
-        for key, inner in value.items():
-            yield from _scalars(inner, f"{tag}/{key}")
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        yield tag, value
-
-
-def log_scalars(writer, record: dict, step: int, prefix: str) -> None:
-    """Every number of a progress record at ``step`` (frames trained): top-level ones as ``<prefix>/<key>``, nested
-    ones by their path (``losses/<module>``, ``opponent_model/<module>/<metric>``), evaluations as
-    ``eval_vs_<baseline>/<key>``. ``writer`` None (no tensorboardX): nothing."""
-    if writer is None:
-        return
-    for key, value in record.items():
-        if key in _NOT_SCALARS:
-            continue
-        if key == "eval":
-            tags = ((t, v) for spec, ev in value.items() for t, v in _scalars(ev, f"eval_vs_{spec}"))
-        elif isinstance(value, dict):
-            tags = _scalars(value, key)
-        else:
-            tags = _scalars(value, f"{prefix}/{key}")
-        for tag, number in tags:
-            writer.add_scalar(tag, number, step)
-    writer.flush()
+    return files.write_config(out, record)

@@ -1,0 +1,245 @@
+"""The run loop every driver uses: ``cardrl train --algo X`` (:func:`run_training`) and a ``cardrl tune`` trial
+(:mod:`cardrl.algorithms.tune.trial`).
+
+One loop trains an algorithm until the stop rule (``--stop-time`` / ``--stop-frames``, 10 minutes when neither is
+given) and evaluates it on its schedules: by the clock (``--eval-every``) and, for an algorithm that takes it, each
+``--eval-every-frames`` more frames (the record's ``eval_frames`` names the milestone). Each evaluation's scores are
+printed and the first time each baseline's 95% interval lay above 0 is kept (Luo & Tan's "time to reach ADP > 0",
+Tables 8-9). What becomes of each iteration's record is the sink's: :class:`RunFiles` prints the progress line,
+appends it to the run directory (:mod:`cardrl.run_dir`), writes atomic checkpoints every ``--checkpoint-every`` and
+at the end, and closes the run with the final evaluation and its report; a Tune trial reports each evaluation to Tune.
+
+Surviving failures (docs/operations.md): ``--resume`` continues the run in ``--out`` from its latest complete
+checkpoint: counters, schedules, elapsed time and the ADP milestones go on (they travel in the checkpoint as the
+algorithm's ``run_info``), ``progress.jsonl`` is appended to (records written after that checkpoint are moved to
+``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start.
+"""
+
+from __future__ import annotations
+
+import time
+from argparse import Namespace
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+from cardrl import run_dir as files
+from cardrl.algorithms.training.driver import Driver
+from cardrl.algorithms.training.run_config import run_dir, write_config
+from cardrl.algorithms.training.settings import values_from_args
+
+__all__ = ["run_training", "run_loop", "stop_rule", "stop_time_of", "RunClock", "Sink", "RunFiles",
+           "DEFAULT_STOP_TIME_S"]
+
+DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
+
+
+def stop_time_of(args: Namespace) -> float | None:
+    """The seconds after which a run stops: ``--stop-time``, else 10 minutes unless ``--stop-frames`` is given."""
+    return args.stop_time if args.stop_time is not None else (None if args.stop_frames else DEFAULT_STOP_TIME_S)
+
+
+def stop_rule(args: Namespace) -> Callable[[float, int], bool]:
+    """``done(elapsed_s, frames) -> bool`` of a run's ``--stop-time`` / ``--stop-frames`` (either ends it; 10 minutes
+    when neither is given)."""
+    stop_time = stop_time_of(args)
+    return lambda elapsed, frames: ((stop_time is not None and elapsed >= stop_time)
+                                    or (args.stop_frames is not None and frames >= args.stop_frames))
+
+
+@dataclass
+class RunClock:
+    """The loop's bookkeeping: the run's start (a resumed run's clock goes on), the last evaluation, the frame
+    milestone of the next one, the milestones reached and the seconds spent evaluating (part of ``time_s``)."""
+
+    start: float
+    every_frames: int = 0
+    next_eval_frames: int | None = None
+    reached: dict[str, dict] = field(default_factory=dict)  # baseline -> when its interval first lay above 0
+    eval_seconds: float = 0.0
+    last_eval: float = 0.0
+    last_frames: int = 0
+    last_time: float = 0.0
+
+    @classmethod
+    def begin(cls, args: Namespace, run_info: dict, frames: int) -> "RunClock":
+        """The clock of a run that has trained ``frames`` so far; ``run_info`` is a resumed run's (else ``{}``)."""
+        now = time.time()
+        every = int(getattr(args, "eval_every_frames", 0) or 0)
+        return cls(start=now - float(run_info.get("time_s") or 0.0), every_frames=every,
+                   next_eval_frames=(frames // every + 1) * every if every else None,
+                   reached=dict(run_info.get("reached") or {}),
+                   eval_seconds=float(run_info.get("eval_time_s") or 0.0), last_eval=now, last_frames=frames,
+                   last_time=now)
+
+    def run_info(self, time_s: float) -> dict[str, Any]:
+        """What a checkpoint keeps of the clock, for a resume."""
+        return {"time_s": time_s, "reached": dict(self.reached), "eval_time_s": self.eval_seconds}
+
+
+class Sink(Protocol):
+    """Where the loop's records go. ``evaluate_at_end``: the last iteration is evaluated in the loop (a Tune trial's
+    last report), rather than by :meth:`finish` (the final record)."""
+
+    evaluate_at_end: bool
+
+    def iteration(self, algo: Any, record: dict, line: str, done: bool, clock: RunClock) -> None: ...
+
+    def finish(self, algo: Any, record: dict, clock: RunClock) -> None: ...
+
+
+def _record(driver: Driver, args: Namespace, result: dict, clock: RunClock, now: float) -> tuple[dict, str]:
+    """One iteration's record (time, iteration, the algorithm's fields, frames/s) and its progress line."""
+    fields, text = driver.progress(result, args)
+    frames = int(fields["frames_trained"])
+    record = {"time_s": round(now - clock.start, 1), "iteration": result.get("training_iteration"), **fields}
+    record.setdefault("frames_per_s", round((frames - clock.last_frames) / max(now - clock.last_time, 1e-9), 1))
+    clock.last_frames, clock.last_time = frames, now
+    return record, f"[{now - clock.start:7.1f}s] iter {record['iteration']:4d} | {text}"
+
+
+def evaluate_into(driver: Driver, algo: Any, args: Namespace, baselines: Any, record: dict, clock: RunClock,
+                  score_name: str) -> str:
+    """Evaluate now into ``record`` (its evaluation fields, the milestones reached); returns the line's part."""
+    began = time.time()
+    record.update(driver.evaluation.evaluate(algo, args, baselines))
+    clock.eval_seconds += time.time() - began
+    line = ""
+    for spec, ev in record["eval"].items():
+        line += f" | {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+        if spec == next(iter(record["eval"])) and ev.get("passes"):  # how often it passes, once
+            line += " (passes " + ", ".join(f"{side} {100 * p['passed'] / p['decisions']:.0f}%"
+                                            for side, p in ev["passes"].items() if p["decisions"]) + ")"
+        if spec not in clock.reached and ev["adp_low"] > 0:
+            clock.reached[spec] = {"time_s": record["time_s"], "frames_trained": record["frames_trained"]}
+            line += (f" ({score_name} > 0 vs {spec} reached at {record['time_s'] / 60:.1f} min, "
+                     f"{record['frames_trained']:,} frames)")
+    record["reached_adp_above_0"] = dict(clock.reached)
+    clock.last_eval = time.time()
+    return line + driver.evaluation.line(record, args)
+
+
+def run_loop(algo: Any, driver: Driver, args: Namespace, baselines: Any, clock: RunClock, sink: Sink,
+             score_name: str) -> None:
+    """Train ``algo`` until the stop rule; evaluate on the schedules; hand each record to ``sink``."""
+    done_at = stop_rule(args)
+    while True:
+        result = algo.train()
+        now = time.time()
+        record, line = _record(driver, args, result, clock, now)
+        frames = record["frames_trained"]
+        done = done_at(now - clock.start, frames)
+        by_clock = bool(args.eval_every) and now - clock.last_eval >= args.eval_every
+        by_frames = clock.next_eval_frames is not None and frames >= clock.next_eval_frames
+        if by_clock or by_frames or (done and sink.evaluate_at_end):
+            if by_frames:  # the milestone this evaluation stands for (frames_trained is where it fell); an
+                # iteration that crossed several stands for the first, and the next is the first ahead of it
+                record["eval_frames"] = clock.next_eval_frames
+                clock.next_eval_frames = (frames // clock.every_frames + 1) * clock.every_frames
+            line += evaluate_into(driver, algo, args, baselines, record, clock, score_name)
+        record["eval_time_s"] = round(clock.eval_seconds, 1)
+        sink.iteration(algo, record, line, done, clock)
+        if done:
+            break
+    sink.finish(algo, record, clock)
+
+
+class RunFiles:
+    """The sink of ``cardrl train``: progress lines, the run directory's records and checkpoints, and at the end the
+    final evaluation, printed and recorded (the last record's fields, its time, the evaluation), so that a short
+    run's curves have a point."""
+
+    evaluate_at_end = False
+
+    def __init__(self, out: Path, driver: Driver, args: Namespace, baselines: Any, score_name: str):
+        self.out, self.driver, self.args, self.baselines, self.score_name = out, driver, args, baselines, score_name
+        self.log = files.ProgressLog(out, args.algo)
+        self.last_checkpoint = time.time()
+
+    def iteration(self, algo: Any, record: dict, line: str, done: bool, clock: RunClock) -> None:
+        print(line, flush=True)
+        self.log.write(record)
+        if done or time.time() - self.last_checkpoint >= self.args.checkpoint_every:
+            algo.run_info = clock.run_info(record["time_s"])
+            path = files.save_checkpoint(algo, self.out)
+            self.last_checkpoint = time.time()
+            print(f"checkpoint written: {path}", flush=True)
+
+    def finish(self, algo: Any, record: dict, clock: RunClock) -> None:
+        began = time.time()
+        if "eval" in record:  # the last iteration evaluated these very weights: not again
+            final = {**record, "final": True}
+        else:
+            final = {**record, **self.driver.evaluation.evaluate(algo, self.args, self.baselines), "final": True}
+        clock.eval_seconds += time.time() - began
+        final.update({"time_s": round(time.time() - clock.start, 1), "eval_time_s": round(clock.eval_seconds, 1)})
+        for spec, ev in final["eval"].items():
+            if spec not in clock.reached and ev["adp_low"] > 0:
+                clock.reached[spec] = {"time_s": final["time_s"], "frames_trained": final["frames_trained"]}
+        final["reached_adp_above_0"] = dict(clock.reached)
+        self.driver.evaluation.report_final(algo, final, self.args, self.baselines)
+        self.log.write(final)
+
+    def close(self) -> None:
+        self.log.close()
+
+
+def _restore(driver: Driver, algo: Any, args: Namespace, out: Path, resume_from: Path | None) -> dict:
+    """Restore ``--restore``'s checkpoint, or ``--resume``'s (moving the records written after it aside); returns the
+    resumed run's ``run_info`` (``{}`` when not resuming)."""
+    if args.restore:
+        algo.restore_from_path(str(Path(args.restore).resolve()))
+        print(f"restored from {args.restore}", flush=True)
+    if resume_from is None:
+        return {}
+    algo.restore_from_path(str(resume_from))
+    run_info = dict(getattr(algo, "run_info", None) or {})
+    moved = files.trim_progress(out, algo.iteration)
+    print(f"resumed from {resume_from}: iteration {algo.iteration}, frames {driver.frames_trained(algo):,}, "
+          f"{run_info.get('time_s', 0.0):,.0f}s trained"
+          + (f"; {moved} progress record(s) written after it moved to {files.DISCARDED}" if moved else "")
+          + driver.resumed_note, flush=True)
+    return run_info
+
+
+def _check_run_options(driver: Driver, args: Namespace) -> bool:
+    """Refuse what the run options can not do together; returns whether the run resumes."""
+    driver.check(args)
+    resume = bool(getattr(args, "resume", False))
+    if resume and args.restore:
+        raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
+                         "the checkpoint it names: give one of them, not both")
+    return resume
+
+
+def run_training(driver: Driver, args: Namespace) -> int:
+    """``cardrl train GAME --algo NAME``: build, restore or resume, train, evaluate and checkpoint ``driver``'s
+    algorithm on the local Ray or the cluster of ``RAY_ADDRESS`` (module docstring). ValueError for options that
+    do not apply, before Ray starts where it can."""
+    from cardrl.games.registry import get_game
+    from cardrl.ray_start import start_ray
+
+    resume = _check_run_options(driver, args)
+    config = driver.build_config(args, print)
+    baselines = driver.evaluation.baselines(config, args, list(args.eval_against))
+    start_ray(max(2, args.num_env_runners + 1))
+    out = run_dir(args)
+    out.mkdir(parents=True, exist_ok=True)
+    resume_from = files.latest_checkpoint(out, driver.verify_checkpoint) if resume else None
+    if resume and resume_from is None:
+        print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
+    algo = config.build_algo()
+    try:
+        run_info = _restore(driver, algo, args, out, resume_from)
+        write_config(out, args, config, driver.settings, values_from_args(args, driver.settings), driver.agent_kind)
+        for line in driver.describe(algo, config, args, out):
+            print(line, flush=True)
+        sink = RunFiles(out, driver, args, baselines, get_game(args.game).protocol.score_name)
+        try:
+            run_loop(algo, driver, args, baselines, RunClock.begin(args, run_info, driver.frames_trained(algo)),
+                     sink, sink.score_name)
+        finally:
+            sink.close()
+    finally:
+        algo.stop()
+    return 0

@@ -1,0 +1,230 @@
+"""``cardrl tune GAME --space FILE``: a Ray Tune sweep over DMC's options, scheduled on the evaluation's ADP.
+
+The space file (:mod:`cardrl.algorithms.tune.space`) is checked before Ray starts. Each trial
+(:mod:`cardrl.algorithms.tune.trial`) trains on the shared run loop and reports each evaluation with a checkpoint.
+The scheduler (ASHA, Li et al. 2020, "A System for Massively Parallel Hyperparameter Tuning"; or FIFO: every trial
+to its end) ranks trials on that ADP, never on the training loss. Each trial asks for the algorithm's own resources
+(RLlib's ``Algorithm.default_resource_request``: one CPU for the learner and sampling in the trial's process, one per
+env runner), so a 2-core machine runs two trials at once with ``--num-env-runners 0``. A trial whose process dies (a
+lost node, an OOM kill) is restarted up to ``--max-failures`` times from its last checkpoint: its frames, learner
+state and elapsed training time come back, so ``--stop-frames`` and ``--stop-time`` count on from there. A sweep
+whose driver died (a head node crash, Ctrl-C, a killed job) is continued by the same command with ``--resume``
+(Tune's ``Tuner.restore``; :mod:`cardrl.algorithms.tune.resume`): unfinished trials go on from their last
+checkpoint, finished ones are kept.
+
+Output, in ``--out`` (default ``runs/tune_<game>``): the table of every trial's last evaluation against the swept
+values (printed, ``results.json``, ``results.csv``), ``adp_vs_swept.png`` (the ADP with its interval against each
+swept option) and the best trial's checkpoint, an RLlib algorithm checkpoint that the ``checkpoint:PATH`` agent spec
+loads (``cardrl eval GAME --a checkpoint:PATH``). Tune's own records are in ``<out>/tune``, and the space and
+options the sweep was started with in ``<out>/sweep.json`` (what ``--resume`` checks). docs/tune.md shows how
+to sweep locally and on a cluster (``ray job submit``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from cardrl.algorithms.training.loop import stop_time_of
+from cardrl.algorithms.training.registry import driver
+from cardrl.algorithms.tune import resume as resuming
+from cardrl.algorithms.tune.results import best_of, label, plot, rows_of, table, write_csv
+from cardrl.algorithms.tune.space import ALGO, SweepSpace, check_space, load_space, trial_args
+
+__all__ = ["run_tune"]
+
+
+def _check_options(args: argparse.Namespace, space: SweepSpace, game: str) -> None:
+    """Refuse, before Ray starts, the options that can not run."""
+    if args.num_samples is not None and args.num_samples < 1:
+        raise ValueError(f"--num-samples must be >= 1, got {args.num_samples}")
+    for name, low in (("grace_evals", 1), ("reduction_factor", 2)):
+        if getattr(args, name) < low:
+            raise ValueError(f"--{name.replace('_', '-')} must be >= {low}")
+    if args.max_concurrent < 0:
+        raise ValueError(f"--max-concurrent must be >= 0, got {args.max_concurrent}")
+    if args.num_env_runners < 0:
+        raise ValueError(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
+    if args.max_failures < -1:
+        raise ValueError(f"--max-failures must be >= -1 (-1: unlimited, 0: never restart), got {args.max_failures}")
+    from cardrl.eval.agents import build_agent
+    from cardrl.games.registry import get_game
+
+    build_agent(args.metric_against, game, get_game(game).full_options({}), seed=args.seed)  # a bad spec fails now
+    if args.metric_oracle_block == "trained" and args.oracle is None and "oracle" not in space.fixed \
+            and "oracle" not in space.sweep:
+        raise ValueError("--metric-oracle-block trained ranks oracle-guided trials on the score with their trained "
+                         "oracle block: give --oracle (or fix or sweep oracle in the space file)")
+
+
+def _prepare_out(args: argparse.Namespace, space: SweepSpace, game: str) -> tuple[Path, dict, bool]:
+    """The sweep directory, the record of the sweep (this command's, or the one it resumes) and whether it
+    resumes."""
+    out = Path(args.out or f"runs/tune_{game}").resolve()
+    experiment = out / "tune"
+    started = resuming.sweep_record(args, space)
+    resumes = bool(args.resume) and resuming.can_resume(experiment)
+    if resumes:
+        started = resuming.check_resume(out, started)
+        print(f"--resume: continuing the sweep in {experiment} ({resuming.trial_statuses(experiment)})", flush=True)
+    elif args.resume:
+        print(f"--resume: {experiment} has no sweep to continue; starting a fresh sweep", flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    if not resumes:
+        (out / resuming.SWEEP_RECORD).write_text(json.dumps(started, indent=1) + "\n")
+    return out, started, resumes
+
+
+def _scheduler(args: argparse.Namespace) -> Any:
+    """ASHA on the trials' evaluations (its rungs counted in evaluations), or FIFO."""
+    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler
+
+    stop_time = stop_time_of(args)
+    if args.eval_every and stop_time:
+        max_t = max(1, math.ceil(stop_time / args.eval_every))
+    else:
+        max_t = 100 if args.eval_every else 1
+    if args.scheduler != "asha":
+        return FIFOScheduler()
+    return ASHAScheduler(time_attr="training_iteration", max_t=max_t, grace_period=min(args.grace_evals, max_t),
+                         reduction_factor=args.reduction_factor)
+
+
+def _tuner(args: argparse.Namespace, space: SweepSpace, out: Path, resources: Any, resumes: bool, score_name: str):
+    """Tune's Tuner of the sweep: a new one, or the one restored from ``<out>/tune``."""
+    from ray import tune
+
+    from cardrl.algorithms.tune.trial import dmc_trial
+
+    # Tune's own console tables and its checkpoint-sync warnings stay off: the callback prints each evaluation
+    os.environ.setdefault("RAY_AIR_NEW_OUTPUT", "0")
+    os.environ.setdefault("TUNE_WARN_EXCESSIVE_EXPERIMENT_CHECKPOINT_SYNC_THRESHOLD_S", "0")
+    trainable = tune.with_resources(tune.with_parameters(dmc_trial, args=args), resources)
+    if resumes:
+        # the scheduler, the search state, the failure config and the printer come back from Tune's own records;
+        # they equal this command's, which check_resume made sure of. A trial that failed with no restart left gets
+        # one more go from its checkpoint (its failures still count, so it is not retried again)
+        return tune.Tuner.restore(str(out / "tune"), trainable=trainable, resume_unfinished=True,
+                                  resume_errored=True)
+    return tune.Tuner(
+        trainable, param_space=space.param_space(),
+        tune_config=tune.TuneConfig(metric="adp", mode="max", scheduler=_scheduler(args),
+                                    num_samples=args.num_samples or space.num_samples,
+                                    max_concurrent_trials=args.max_concurrent or None),
+        run_config=tune.RunConfig(name="tune", storage_path=str(out), verbose=0,
+                                  checkpoint_config=tune.CheckpointConfig(num_to_keep=1),
+                                  failure_config=tune.FailureConfig(max_failures=args.max_failures),
+                                  callbacks=[_printer(score_name, args.metric_against, list(space.sweep))]))
+
+
+def _start(args: argparse.Namespace, space: SweepSpace, out: Path, checked: int, score_name: str) -> Any:
+    """Start Ray, size a trial and say what the sweep is; returns the trial's resources."""
+    import ray
+
+    from cardrl.algorithms.tune.trial import trial_resources
+    from cardrl.ray_start import start_ray
+
+    start_ray(max(os.cpu_count() or 2, 1 + args.num_env_runners))
+    args.fixed = dict(space.fixed)
+    args.cwd = os.getcwd()
+    config = driver(ALGO).build_config(trial_args(args, space.fixed), lambda _: None)
+    resources = trial_resources(config, args.placement_strategy)
+    per_trial = sum(b.get("CPU", 0) for b in resources.bundles)
+    cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
+    if per_trial > cluster_cpus:
+        raise ValueError(f"a trial needs {per_trial:g} CPUs (1 + --num-env-runners {args.num_env_runners}); the "
+                         f"Ray cluster has {cluster_cpus}")
+    samples = args.num_samples or space.num_samples
+    trials = samples * math.prod(len(v) for d, v in space.sweep.values() if d == "grid")
+    print(f"tuning DMC on {args.game}: {trials} trial(s) over {', '.join(space.sweep)} ({checked} config(s) checked), "
+          f"{per_trial:g} CPU(s) each, {cluster_cpus} in the cluster; scheduler {args.scheduler} on {score_name} vs "
+          f"{args.metric_against}; sweep dir {out}", flush=True)
+    return resources
+
+
+def _write_results(grid: Any, args: argparse.Namespace, space: SweepSpace, out: Path, started: dict, resumes: bool,
+                   spec: Any) -> tuple[list[dict], dict | None]:
+    """results.json, results.csv and the plot; the table printed. Returns the rows and the best row."""
+    names, score_name = list(space.sweep), spec.protocol.score_name
+    rows = rows_of(grid, names, resuming.trial_states(out / "tune"))
+    best = best_of(rows)
+    record = {"game": spec.name, "space": space.path, "description": space.description, "fixed": space.fixed,
+              "swept": {n: {"domain": d, "values": v} for n, (d, v) in space.sweep.items()},
+              "metric": f"{score_name} vs {args.metric_against}", "metric_oracle_block": args.metric_oracle_block,
+              "scheduler": args.scheduler,
+              "max_failures": args.max_failures, "command": started["command"] or resuming.command_line(args),
+              "resumed": resumes, "trials": rows, "best": best, "errors": [str(e) for e in grid.errors]}
+    (out / "results.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    write_csv(out / "results.csv", rows, names)
+    png = plot(out / "adp_vs_swept.png", rows, names, space, f"{score_name} vs {args.metric_against}", spec.title)
+    print(table(rows, names, score_name, args.metric_against), flush=True)
+    print(f"results: {out / 'results.json'}, {out / 'results.csv'}; plot: {png}", flush=True)
+    return rows, best
+
+
+def run_tune(args: argparse.Namespace) -> int:
+    """``cardrl tune``: check the space, run the sweep on the local Ray or the cluster of ``RAY_ADDRESS``, write the
+    table, the plot and the best checkpoint's path (module docstring). 0 when every trial ran, 1 otherwise."""
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)
+    space = load_space(args.space)
+    _check_options(args, space, spec.name)
+    checked = check_space(space, args)
+    out, started, resumes = _prepare_out(args, space, spec.name)
+    score_name = spec.protocol.score_name
+    resources = _start(args, space, out, checked, score_name)
+    grid = _tuner(args, space, out, resources, resumes, score_name).fit()
+    rows, best = _write_results(grid, args, space, out, started, resumes, spec)
+    names = list(space.sweep)
+    if best is not None:
+        print(f"best trial {best['trial']} ({', '.join(f'{n}={label(best[n])}' for n in names)}): {score_name} "
+              f"{best['adp']:+.3f} [{best['adp_low']:+.3f}, {best['adp_high']:+.3f}]; checkpoint {best['checkpoint']}"
+              f"\n  cardrl eval {spec.name} --a checkpoint:{best['checkpoint']} --b {args.metric_against}", flush=True)
+    for err in grid.errors:
+        print(f"trial error: {err}", file=sys.stderr)
+    unfinished = [r["trial"] for r in rows if r["status"] == "unfinished"]
+    if unfinished:
+        again = resuming.command_line(args) or f"cardrl tune {spec.name} --space {space.path} --out {out}"
+        print(f"the sweep stopped before trial(s) {', '.join(unfinished)} finished; continue it with:\n  "
+              f"{again}{'' if args.resume else ' --resume'}", flush=True)
+    return 0 if not grid.errors and not unfinished and best is not None else 1
+
+
+def _printer(score_name: str, against: str, names: list[str]) -> Any:
+    """A Tune callback that prints one line per reported evaluation (Tune's own tables stay off) and one per failure
+    of a trial's process. (A restored sweep runs the copy of it that Tune kept in ``tuner.pkl``, so it holds no
+    state that the driver reads back.)"""
+    from ray.tune import Callback
+
+    class PrintEvaluations(Callback):
+        def on_trial_result(self, iteration, trials, trial, result, **info):
+            values = ", ".join(f"{n}={label(trial.config.get(n))}" for n in names)
+            print(f"[{trial.trial_id}] {values} | eval {result.get('training_iteration')} | frames "
+                  f"{result.get('frames_trained', 0):,} | {score_name} vs {against} {result['adp']:+.3f} "
+                  f"[{result['adp_low']:+.3f}, {result['adp_high']:+.3f}]"
+                  + (" | done" if result.get("final") else ""), flush=True)
+
+        def on_trial_recover(self, iteration, trials, trial, **info):
+            last = trial.latest_checkpoint_result
+            since = (f"its checkpoint of eval {last.metrics.get('training_iteration')} (frames "
+                     f"{last.metrics.get('frames_trained', 0):,}, {last.metrics.get('time_s', 0):,.0f}s trained)"
+                     if last is not None and last.checkpoint is not None else "the start (no checkpoint yet)")
+            limit = "unlimited" if trial.max_failures < 0 else trial.max_failures
+            print(f"[{trial.trial_id}] failed (failure {trial.num_failures}, --max-failures {limit}): restarting "
+                  f"from {since}; see {_error_file(trial)}", flush=True)
+
+        def on_trial_error(self, iteration, trials, trial, **info):
+            print(f"[{trial.trial_id}] failed (failure {trial.num_failures}, no restart left): see "
+                  f"{_error_file(trial)}", flush=True)
+
+    def _error_file(trial: Any) -> str:
+        # the copy in the sweep directory (Tune syncs it from the driver's staging dir), not the one under /tmp/ray
+        return str(Path(trial.path or trial.local_path) / "error.txt")
+
+    return PrintEvaluations()

@@ -1,0 +1,195 @@
+"""A training run's directory: its layout, written by the run loop (``cardrl train``) and read by ``cardrl plot``,
+``cardrl report`` and ``cardrl bench learning``. The one module that knows the file names and the record format.
+
+``<out>/progress.jsonl``
+    one JSON record per training iteration (``time_s``, ``iteration``, ``frames_trained``, the algorithm's own fields;
+    with ``eval`` and ``reached_adp_above_0`` where an evaluation ran, ``eval_frames`` where a frame milestone asked
+    for it) and a last one with ``"final": true``: the final evaluation, with the last iteration's fields.
+``<out>/progress.discarded.jsonl``
+    records a ``--resume`` moved aside: written after the checkpoint the run went on from.
+``<out>/config.json``
+    how the run was made (game, algorithm, command line, options; :mod:`cardrl.algorithms.training.run_config`).
+``<out>/checkpoint``
+    the latest complete checkpoint, written as ``checkpoint.tmp`` and swapped in by renames (``checkpoint.prev``
+    during the swap), so that a crash at any moment leaves a complete one (:func:`save_checkpoint`).
+``<out>/tb``
+    TensorBoard scalars of every number in the records (:class:`ProgressLog`).
+
+No Ray or torch is imported here (tensorboardX, where installed, on first use).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+__all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
+           "read_progress", "read_config", "write_config", "trim_progress", "save_checkpoint", "latest_checkpoint",
+           "ProgressLog", "log_scalars"]
+
+PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
+CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
+# record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
+_NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+
+
+def read_progress(run_dir: str | Path) -> list[dict]:
+    """The records of ``<run_dir>/progress.jsonl`` (one per training iteration, and one for the final evaluation)."""
+    run = Path(run_dir)
+    if not run.is_dir():
+        raise FileNotFoundError(f"{run_dir}: no such run directory")
+    path = run / PROGRESS
+    if not path.is_file():
+        raise FileNotFoundError(f"{run_dir} has no {PROGRESS}: is it a run directory of `cardrl train`?")
+    records = []
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip():
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{n} is not a JSON record ({err})") from None
+    if not records:
+        raise ValueError(f"{path} is empty: the run has not finished an iteration yet")
+    return records
+
+
+def read_config(run_dir: str | Path) -> dict[str, Any]:
+    """``<run_dir>/config.json`` (the options a run was started with), or ``{}`` for a run that has none."""
+    path = Path(run_dir) / CONFIG
+    if not path.is_file():
+        return {}
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as err:
+        raise ValueError(f"{path} is not JSON ({err})") from None
+
+
+def write_config(out: Path, record: dict[str, Any]) -> Path:
+    """Write ``<out>/config.json``."""
+    path = out / CONFIG
+    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def trim_progress(out: Path, iteration: int) -> int:
+    """Keep the records of ``<out>/progress.jsonl`` up to ``iteration`` (the resumed checkpoint's); the later ones
+    (training lost with the driver) and a line cut short are moved to ``progress.discarded.jsonl``. Returns how many
+    were moved."""
+    path = out / PROGRESS
+    if not path.is_file():
+        return 0
+    kept, dropped = [], []
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            dropped.append(line)
+            continue
+        (kept if (record.get("iteration") or 0) <= iteration else dropped).append(line)
+    if dropped:
+        with (out / DISCARDED).open("a") as f:
+            f.write("".join(line + "\n" for line in dropped))
+        tmp = path.with_suffix(".jsonl.tmp")
+        tmp.write_text("".join(line + "\n" for line in kept))
+        os.replace(tmp, path)
+    return len(dropped)
+
+
+def save_checkpoint(algo: Any, out: Path) -> Path:
+    """Write ``<out>/checkpoint`` atomically with ``algo.save_to_path``: into ``checkpoint.tmp`` (its completion
+    marker last), then swapped in by renames, the previous one kept as ``checkpoint.prev`` until the new one is in
+    place. A crash at any moment leaves a complete checkpoint under ``checkpoint`` or ``checkpoint.prev``
+    (:func:`latest_checkpoint`)."""
+    final, tmp, prev = out / CHECKPOINT, out / CHECKPOINT_TMP, out / CHECKPOINT_PREV
+    if tmp.exists():  # left by a write that was cut short
+        shutil.rmtree(tmp)
+    algo.save_to_path(str(tmp))
+    if final.exists():
+        if prev.exists():
+            shutil.rmtree(prev)
+        os.replace(final, prev)
+    os.replace(tmp, final)
+    if prev.exists():
+        shutil.rmtree(prev)
+    return final
+
+
+def latest_checkpoint(out: Path, verify: Callable[[Path], Any] | None = None) -> Path | None:
+    """The newest complete checkpoint of a run directory: ``checkpoint``, else ``checkpoint.prev`` (a crash during
+    the swap of :func:`save_checkpoint`); ``checkpoint.tmp`` is never used (its write may have been cut short).
+    ``verify(path)`` raises ValueError for an incomplete one, which is skipped, saying why; None when there is
+    none."""
+    for name in (CHECKPOINT, CHECKPOINT_PREV):
+        path = out / name
+        if not path.is_dir():
+            continue
+        try:
+            if verify is not None:
+                verify(path)
+        except ValueError as err:
+            print(f"--resume: skipping {path}: {err}", flush=True)
+            continue
+        return path
+    return None
+
+
+def _tensorboard(out: Path):
+    """A TensorBoard writer in ``<out>/tb`` (``tensorboard --logdir <out>/tb``), or None without tensorboardX."""
+    try:
+        from tensorboardX import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(out / TENSORBOARD))
+
+
+def _scalars(value: Any, tag: str):
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            yield from _scalars(inner, f"{tag}/{key}")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield tag, value
+
+
+def log_scalars(writer, record: dict, step: int, prefix: str) -> None:
+    """Every number of a progress record at ``step`` (frames trained): top-level ones as ``<prefix>/<key>``, nested
+    ones by their path (``losses/<module>``, ``opponent_model/<module>/<metric>``), evaluations as
+    ``eval_vs_<baseline>/<key>``. ``writer`` None (no tensorboardX): nothing."""
+    if writer is None:
+        return
+    for key, value in record.items():
+        if key in _NOT_SCALARS:
+            continue
+        if key == "eval":
+            tags = ((t, v) for spec, ev in value.items() for t, v in _scalars(ev, f"eval_vs_{spec}"))
+        elif isinstance(value, dict):
+            tags = _scalars(value, key)
+        else:
+            tags = _scalars(value, f"{prefix}/{key}")
+        for tag, number in tags:
+            writer.add_scalar(tag, number, step)
+    writer.flush()
+
+
+class ProgressLog:
+    """Appends records to ``<out>/progress.jsonl`` (flushed each time) and their numbers to TensorBoard, each at its
+    ``frames_trained``; ``prefix`` names the top-level scalars (the algorithm)."""
+
+    def __init__(self, out: Path, prefix: str):
+        self._file = (out / PROGRESS).open("a")
+        self._writer = _tensorboard(out)
+        self._prefix = prefix
+
+    def write(self, record: dict) -> None:
+        log_scalars(self._writer, record, int(record.get("frames_trained") or 0), self._prefix)
+        self._file.write(json.dumps(record, default=float) + "\n")
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+        if self._writer is not None:
+            self._writer.close()
