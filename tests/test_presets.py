@@ -78,7 +78,7 @@ def test_every_preset_is_a_valid_command_line(name, tmp_path):
     args = build_parser().parse_args(expand([preset.command, "--preset", name, "--out", str(tmp_path)]))
     assert args.game == preset.game
     if preset.space:
-        from cardrl.algorithms.dmc.tune import check_space, load_space
+        from cardrl.algorithms.tune.space import check_space, load_space
 
         assert check_space(load_space(args.space), args) >= 1
     elif preset.algo == "dmc":
