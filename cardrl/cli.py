@@ -102,6 +102,11 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
         command.add_argument("--verbose", action="store_true",
                              help="show every line Ray and RLlib print, the known-harmless startup lines included "
                                   "(cardrl/quiet.py lists them)")
+    for command in (train, tune):  # cardrl.presets expands these before the parse; here for --help
+        command.add_argument("--preset", metavar="NAME",
+                             help="start from a preset of the papers' table (docs/presets.md): its game, algorithm "
+                                  "and options take the place of the flag, and a flag after it wins")
+        command.add_argument("--list-presets", action="store_true", help="print the presets and exit")
     return parser
 
 
