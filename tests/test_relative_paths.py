@@ -1,5 +1,5 @@
 """Every path option of every CLI command takes a path relative to the current directory: it is made absolute when
-the command line is parsed (tests/test_topk_ppo.py runs a relative --dmc-checkpoint, --out and eval specs for real)."""
+the command line is parsed (tests/algorithms/topk_ppo/test_topk_ppo.py runs a relative --dmc-checkpoint, --out and eval specs for real)."""
 
 from __future__ import annotations
 

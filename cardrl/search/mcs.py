@@ -7,7 +7,7 @@ full houses, quads...), whose best use depends only on how many ranks hold 4, 3,
 ``Fixed[a][b][y][z]`` table, precomputed once per game.
 
 Two deliberate differences from the paper's pseudo-code make K *exact* (equal to a brute-force search over all
-decompositions of the hand into moves of the game's move table; tests/test_mcs.py checks it on thousands of
+decompositions of the hand into moves of the game's move table; tests/search/test_mcs.py checks it on thousands of
 hands):
 
 * The fixed table is computed by dynamic programming over *real moves* between rank histograms

@@ -15,7 +15,7 @@ Only card play is pruned (``state.phase == "play"``): DouDiZhu's bids and GuanDa
 pass through. n counts the players still holding cards (a GuanDan deal goes on after a player goes out, and n = 0
 would switch pruning off for the rest of the deal).
 
-Guarantees (tests/test_mcs.py): the kept set is never empty (the move attaining K_min is kept), the move that
+Guarantees (tests/search/test_mcs.py): the kept set is never empty (the move attaining K_min is kept), the move that
 empties the hand (K = 0 = K_min) is never dropped, and pass is never dropped (K after a pass is K, and
 K_min >= K - 1 <= K - 1 + slack with slack >= 1).
 """

@@ -53,7 +53,7 @@ Move table or per-hand generation? (measured on this 2-core machine, Python 3, n
     practical, but stable ids are only per level. This module generates moves per hand and identifies a move by its
     value (~1.1-1.5 ms mean per 27-card lead); the engine's legal moves come from a compiled scan over the
     per-level table (:mod:`cardrl.games.guandan.table`: tens of us per lead), built from this module's ``fills``
-    and checked against :func:`legal_moves` (tests/test_guandan_moves_differential.py). Legal-set sizes of random
+    and checked against :func:`legal_moves` (tests/games/test_guandan_moves_differential.py). Legal-set sizes of random
     27-card leads (3,000 deals, random level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max
     998; 1 wild: mean 1,170, max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach
     5,000: DanZero+'s "more than 5,000").

@@ -1,6 +1,6 @@
 """GuanDan legal moves: the level tables' compiled scan (``LevelMoveTable.legal_ids``, what ``GuanDanGame`` uses)
 against the by-value generator it replaced (:func:`cardrl.games.guandan.moves.legal_moves`, itself checked against
-brute force in tests/test_guandan_moves.py, and unchanged by the scan): the same legal set, id for id, on random
+brute force in tests/games/test_guandan_moves.py, and unchanged by the scan): the same legal set, id for id, on random
 positions of every level (leads and follows of every category; 0, 1 and 2 wild cards; hands of 1..27 cards and the
 adversarial both-wilds hands), through the engine in random games, and as hypothesis properties. Also: the scan's
 tables cover each level's move universe exactly once, ``LegalValues`` decodes ids to the reference's values, and the

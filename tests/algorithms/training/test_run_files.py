@@ -1,7 +1,7 @@
 """Every training driver writes the same run files (the run loop, cardrl/run_dir.py): `config.json` whose command line
 parses back to the run's options, TensorBoard scalars in tb/, and a progress.jsonl that `cardrl report` and
 `cardrl plot` read. Short real runs of top-k PPO and RLlib's masked PPO through `cardrl train` (the smallest settings
-of tests/test_topk_ppo.py); DMC's run files are checked by tests/test_report.py and tests/test_train_cli.py."""
+of tests/algorithms/topk_ppo/test_topk_ppo.py); DMC's run files are checked by tests/eval/test_report.py and tests/algorithms/training/test_train_cli.py."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ PNG = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture(scope="module")
 def guandan_dmc_checkpoint(tmp_path_factory) -> str:
-    """A GuanDan DMC checkpoint of one tiny iteration (as tests/test_topk_ppo.py's)."""
+    """A GuanDan DMC checkpoint of one tiny iteration (as tests/algorithms/topk_ppo/test_topk_ppo.py's)."""
     import ray
 
     from cardrl.algorithms.dmc.dmc import DMCConfig

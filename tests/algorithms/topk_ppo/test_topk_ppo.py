@@ -362,7 +362,7 @@ def test_loader_entry_point_is_declared():
     from cardrl.agents.loaders import ENTRY_POINT_GROUP
     from cardrl.games.registry import resolve
 
-    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text())
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())
     points = pyproject["project"]["entry-points"][ENTRY_POINT_GROUP]
     from cardrl.algorithms.topk_ppo.checkpoints import register
 
@@ -440,7 +440,7 @@ def test_topk_ppo_vs_dmc_experiment_runs_tiny(tmp_path, capsys):
     import json
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / "experiments" / "topk_ppo_vs_dmc.py"
+    path = Path(__file__).resolve().parents[3] / "experiments" / "topk_ppo_vs_dmc.py"
     spec = importlib.util.spec_from_file_location("topk_ppo_vs_dmc", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -4,7 +4,7 @@ the opponent model and the data path get their panels, and a missing run directo
 
 The long run is SYNTHETIC: :func:`synthetic_run` writes 1,000 records shaped like a DouDiZhu run's (throughput,
 losses, evaluations, opponent-model losses, data age, memory), not measured ones; the real short run is
-tests/test_report.py's.
+tests/eval/test_report.py's.
 """
 
 from __future__ import annotations

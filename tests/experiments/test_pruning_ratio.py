@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-PATH = Path(__file__).resolve().parents[1] / "experiments" / "pruning_ratio.py"
+PATH = Path(__file__).resolve().parents[2] / "experiments" / "pruning_ratio.py"
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from cardrl.algorithms.tune.space import SpaceError, check_space, load_space
 from cardrl.cli import build_parser, main
 from cardrl.presets import presets
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[3]
 SWEEPS = [p for p in presets().values() if p.space]  # the sweep presets (experiments/presets.py)
 
 

@@ -13,7 +13,7 @@ import pytest
 from cardrl.cli import build_parser, main
 from cardrl.presets import PresetError, expand, expand_preset, get_preset, presets, presets_markdown, variants
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_a_preset_expands_to_its_game_algorithm_flags_and_run_directory():

@@ -13,7 +13,7 @@ from cardrl.envs import make_env
 from cardrl.envs.rllib import RLlibMultiAgentEnv, register_cardrl_envs
 
 GAMES = {"doudizhu": {}, "big2": {}, "guandan": {"match": False}}
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "rllib_action_masking.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "experiments" / "rllib_action_masking.py"
 
 
 def _script():
@@ -127,7 +127,7 @@ def test_the_readmes_rllib_script_runs_as_printed(tmp_path):
     import sys
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "docs" / "usage.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "usage.md").read_text()
     blocks = [b for b in re.findall(r"```python\n(.*?)```", readme, re.S) if "ActionMaskingTorchRLModule" in b]
     assert len(blocks) == 1, "docs/usage.md has one RLlib script"
     script = tmp_path / "readme_rllib.py"

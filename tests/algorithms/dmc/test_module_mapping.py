@@ -10,7 +10,7 @@ import torch
 from cardrl.algorithms.dmc.dmc import DMCConfig, one_module_per_seat, one_shared_module
 from cardrl.games.registry import get_game
 
-EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"
 SEATS = ("landlord", "landlord_down", "landlord_up")
 
 
