@@ -211,16 +211,8 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
 
 
 class DMCConfig(DMCConfigBase):
-    """Configuration of :class:`DMC`: :class:`~cardrl.algorithms.dmc.dmc_config.DMCConfigBase`'s options, building
-    :class:`DMC`.
-
-    Example::
-
-        config = (DMCConfig().game("doudizhu", reward="adp")
-                  .env_runners(num_env_runners=1, num_envs_per_env_runner=32)
-                  .training(q_model="douzero_lstm", frames_per_update=3200))
-        algo = config.build_algo()
-    """
+    """Configuration of :class:`DMC`: :class:`~cardrl.algorithms.dmc.dmc_config.DMCConfigBase`'s options (and its
+    example), building :class:`DMC`."""
 
     def __init__(self, algo_class=None):
         super().__init__(algo_class=algo_class or DMC)
