@@ -1,23 +1,20 @@
 """DMC on RLlib with a real local Ray: build, train, checkpoint, restore, resume, play; bad input."""
 
 import math
+from functools import partial
 
 import numpy as np
 import pytest
 import torch
-
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_rl_module import DouZeroQModule, MLPQModule
 from cardrl.envs import make_env
+from helpers.dmc_configs import small_dmc_config
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
 
-def small_config(num_env_runners=0, q_model="douzero_lstm", **training):
-    return (DMCConfig().game("doudizhu")
-            .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=8, rollout_fragment_length=100)
-            .training(q_model=q_model, frames_per_update=128, **training)
-            .debugging(seed=3))
+small_config = partial(small_dmc_config, q_model="douzero_lstm")
 
 
 def _observations(n=6, seed=0):
@@ -151,6 +148,7 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     from collections import defaultdict
 
     from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+
     from cardrl.cards import string_to_rank_counts
 
     runner = DMCEnvRunner(config=small_config(), worker_index=1)
@@ -193,6 +191,7 @@ def test_odmc_config_errors_name_what_is_allowed():
 def test_odmc_runner_chooses_only_among_kept_moves(monkeypatch):
     """With prune='mcs' every chosen move is in the set kept by eq. 2, and the runner reports its pruning counts."""
     from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
+
     from cardrl.search.prune import prune_moves
 
     runner = DMCEnvRunner(config=small_config(prune="mcs", prune_slack=0.0, epsilon=1.0), worker_index=1)
@@ -229,6 +228,7 @@ def test_guandan_odmc_runner_prunes_card_plays_only():
     decisions, and every chosen move is one eq. 2 keeps."""
     from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
     from cardrl.envs.guandan_v0 import NUM_SPECIAL
+
     from cardrl.search.prune import prune_moves
 
     config = (DMCConfig().game("guandan", max_deals=2, tribute_decisions=True)

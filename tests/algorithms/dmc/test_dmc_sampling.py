@@ -4,22 +4,19 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from functools import partial
 
 import numpy as np
 import pytest
 import torch
-
-from cardrl.agents.q_agent import greedy_index
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner, greedy_choices
 from cardrl.algorithms.dmc.settings import DMCSettings, add_arguments
+from helpers.dmc_configs import small_dmc_config
 
+from cardrl.agents.q_agent import greedy_index
 
-def small_config(**training) -> DMCConfig:
-    return (DMCConfig().game("doudizhu")
-            .env_runners(num_env_runners=0, num_envs_per_env_runner=8, rollout_fragment_length=100)
-            .training(frames_per_update=128, **training)
-            .debugging(seed=5))
+small_config = partial(small_dmc_config, 0, seed=5)
 
 
 def test_greedy_choices_equal_greedy_index_position_by_position():

@@ -10,21 +10,18 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import pytest
-
 from cardrl.algorithms.dmc.dmc import DMCConfig
+from helpers.dmc_configs import small_dmc_config
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
 
 
-def small_config(num_env_runners: int = 0, q_model: str = "mlp", **training) -> DMCConfig:
-    return (DMCConfig().game("doudizhu")
-            .env_runners(num_env_runners=num_env_runners, num_envs_per_env_runner=8, rollout_fragment_length=100)
-            .training(q_model=q_model, frames_per_update=128, hidden_sizes=(32, 32), **training)
-            .debugging(seed=3))
+small_config = partial(small_dmc_config, q_model="mlp", hidden_sizes=(32, 32))
 
 
 def _runner_pids(algo) -> list[int]:
@@ -140,7 +137,10 @@ def test_killed_driver_resumes_from_its_last_complete_checkpoint(ray_local, tmp_
     """Both drivers join the test's Ray (RAY_ADDRESS, as under a cluster) rather than start one each: the kill -9
     takes the first driver and its job's workers, not the Ray it ran on."""
     from cardrl.algorithms.dmc.checkpoints import MANIFEST
-    from cardrl.algorithms.dmc.dmc import read_checkpoint_counters, read_checkpoint_state
+    from cardrl.algorithms.dmc.dmc import (
+        read_checkpoint_counters,
+        read_checkpoint_state,
+    )
     from cardrl.algorithms.dmc.train import latest_checkpoint
 
     out = tmp_path / "run"
