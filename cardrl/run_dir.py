@@ -36,8 +36,10 @@ CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "c
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
 
 
-def read_progress(run_dir: str | Path) -> list[dict]:
-    """The records of ``<run_dir>/progress.jsonl`` (one per training iteration, and one for the final evaluation)."""
+def read_progress(run_dir: str | Path, *, torn_last_line: bool = False) -> list[dict]:
+    """The records of ``<run_dir>/progress.jsonl`` (one per training iteration, and one for the final evaluation).
+    ``torn_last_line``: read a run that may be in progress or killed: a last line that is not JSON (cut by a killed
+    process) is left out instead of refused, and no record yet is an empty list instead of an error."""
     run = Path(run_dir)
     if not run.is_dir():
         raise FileNotFoundError(f"{run_dir}: no such run directory")
@@ -45,13 +47,16 @@ def read_progress(run_dir: str | Path) -> list[dict]:
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir} has no {PROGRESS}: is it a run directory of `cardrl train`?")
     records = []
-    for n, line in enumerate(path.read_text().splitlines(), 1):
+    lines = path.read_text().splitlines()
+    for n, line in enumerate(lines, 1):
         if line.strip():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as err:
+                if torn_last_line and n == len(lines):
+                    break
                 raise ValueError(f"{path}:{n} is not a JSON record ({err})") from None
-    if not records:
+    if not records and not torn_last_line:
         raise ValueError(f"{path} is empty: the run has not finished an iteration yet")
     return records
 

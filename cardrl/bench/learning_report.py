@@ -5,7 +5,6 @@ its median and the pooled curve's) and the report itself (markdown tables and th
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections.abc import Sequence
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from cardrl.games.registry import get_game
+from cardrl.run_dir import PROGRESS, read_progress
 
 __all__ = ["read_run", "pooled_interval", "first_above_zero", "median_reached", "median_of", "summarise",
            "format_learning", "plot_learning"]
@@ -23,16 +23,11 @@ def read_run(directory: Path, frames: int) -> dict[str, Any]:
     """One run's evaluations from its ``progress.jsonl``: ``evals`` (milestone frames -> {frames_trained,
     train_s, results}), ``frames``, ``train_s``, ``frames_per_s``, ``done`` (the budget reached) and ``matches``
     (whole-match results of the final evaluation, where the game plays matches)."""
-    path = Path(directory) / "progress.jsonl"
     run: dict[str, Any] = {"evals": {}, "frames": 0, "train_s": 0.0, "frames_per_s": None, "done": False,
                            "matches": None}
-    if not path.exists():
+    if not (Path(directory) / PROGRESS).is_file():  # not started
         return run
-    for line in path.read_text().splitlines():
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError:  # a line cut by a killed process
-            continue
+    for record in read_progress(directory, torn_last_line=True):
         trained = int(record.get("frames_trained") or 0)
         train_s = float(record.get("time_s") or 0.0) - float(record.get("eval_time_s") or 0.0)
         run["frames"], run["train_s"] = trained, train_s
