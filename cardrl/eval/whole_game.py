@@ -17,7 +17,6 @@ seed). Agents that cannot bid (``Agent.bids`` False) are refused with the pairin
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 from cardrl.agents.base import Agent, play_game
 from cardrl.eval.agents import check_bids
 from cardrl.eval.deals import DealSet, check_hands, generate_deals, load_deals
-from cardrl.eval.parallel import run_in_chunks
+from cardrl.eval.parallel import one_torch_thread, run_in_chunks
 from cardrl.eval.protocols import bids, protocol_for
 from cardrl.eval.tournament import AgentArg, LeagueResult, SIDE_SEEDS, TournamentResult, _rebuild, _resolve
 
@@ -152,11 +151,7 @@ def _play_chunk(game: str, options: dict, a: Agent, b: Agent, seeds: np.ndarray,
     scores, wins = np.zeros((n, k_count)), np.zeros((n, k_count), dtype=bool)
     landlord, bid, redeals = (np.zeros((n, k_count), dtype=np.int64) for _ in range(3))
     payoffs = np.zeros((n, k_count, players))
-    torch = sys.modules.get("torch")
-    threads = torch.get_num_threads() if torch is not None else None
-    if torch is not None:
-        torch.set_num_threads(1)  # the same float arithmetic in every worker: results independent of parallelism
-    try:
+    with one_torch_thread():
         for i, seed in enumerate(seeds):
             check_hands(engine, int(seed), hands[i], start + i)
             for k, seats in enumerate(protocol.arrangements):
@@ -164,9 +159,6 @@ def _play_chunk(game: str, options: dict, a: Agent, b: Agent, seeds: np.ndarray,
                 payoffs[i, k] = play_game(engine, agents, int(seed), reward=protocol.reward)
                 scores[i, k], wins[i, k] = protocol.outcome(engine, payoffs[i, k], k)
                 landlord[i, k], bid[i, k], redeals[i, k] = engine.landlord, engine.bid, engine.redeals
-    finally:
-        if torch is not None:
-            torch.set_num_threads(threads)
     return scores, wins, landlord, bid, redeals, payoffs
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cardrl.agents import DouDizhuRuleAgent, RandomAgent, play_game
-from cardrl.eval.deals import generate_deals
+from cardrl.eval.deals import DealSet, generate_deals
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.whole_game import run_whole_game, run_whole_league
 from cardrl.games.doudizhu import DouDizhuGame
@@ -52,9 +52,7 @@ def all_pass_seeds(n: int) -> list[int]:
     return seeds[:n]
 
 
-def deal_set(seeds) -> "DealSet":
-    from cardrl.eval.deals import DealSet
-
+def deal_set(seeds) -> DealSet:
     hands = np.stack([DouDizhuGame(bidding=True).reset(int(s)).hands for s in seeds])
     return DealSet("doudizhu", protocol_for("doudizhu", whole_game=True).options, np.asarray(seeds, np.int64), hands)
 
