@@ -7,7 +7,8 @@ and B alone in seat k against A, for k = 0, 1, 2 (6 games a deal). Each agent th
 luck of the deal cancels: two equal agents score exactly 0 on every deal, whatever the deal. A's score of a game is
 the sum of its seats' ADP payoffs (bid x 2^bombs, x2 for the landlord: the multipliers of the bidding), the per-deal
 sample the mean over the 6 games, ADP its mean with a 95% t-interval as in :mod:`cardrl.eval.tournament` (Luo & Tan
-2024, Sec. 5.1).
+2024, Sec. 5.1); A wins a game when its seats' WP payoffs sum above 0 (holding the landlord and a peasant seat, when
+the landlord wins).
 
 Beside ADP, per agent (:class:`BiddingStats`): the landlord rate (of the seats it held, how many became the
 landlord; 1/3 is an even share), its win rate and mean ADP as landlord and as peasant (per peasant seat), the mean
