@@ -35,6 +35,10 @@ __all__ = ["BiddingStats", "WholeGameResult", "WholeLeagueResult", "run_whole_ga
            "bidding_table"]
 
 
+def _ratio(count: int, total: int) -> float:
+    return count / total if total else float("nan")
+
+
 @dataclass(frozen=True)
 class BiddingStats:
     """One agent's whole-game record (module docstring): counts and means over the games it played."""
@@ -53,19 +57,19 @@ class BiddingStats:
 
     @property
     def landlord_rate(self) -> float:
-        return self.landlord_games / self.seats if self.seats else float("nan")
+        return _ratio(self.landlord_games, self.seats)
 
     @property
     def landlord_win_rate(self) -> float:
-        return self.landlord_wins / self.landlord_games if self.landlord_games else float("nan")
+        return _ratio(self.landlord_wins, self.landlord_games)
 
     @property
     def peasant_win_rate(self) -> float:
-        return self.peasant_wins / self.peasant_seats if self.peasant_seats else float("nan")
+        return _ratio(self.peasant_wins, self.peasant_seats)
 
     @property
     def redeal_rate(self) -> float:
-        return self.redeal_games / self.games if self.games else float("nan")
+        return _ratio(self.redeal_games, self.games)
 
     def __add__(self, other: "BiddingStats") -> "BiddingStats":
         def mean(x: float, nx: int, y: float, ny: int) -> float:

@@ -236,11 +236,9 @@ def test_notation_hooks_per_game():
     assert gd.lead_lines(match) == []
 
 
-def test_session_core_without_a_terminal():
-    """run_session on scripted lines: a bad move, help, all, a move by cards, then end of input."""
-    agents = {s: build_agent("rule", "doudizhu", {}, seed=s) for s in (1, 2)}
-    session = PlaySession("doudizhu", 0, agents, 7, {}, command="cardrl play doudizhu --seed 7 --seat 0")
-    lines = iter(["nonsense", "help", "all", "#2"])
+def _scripted(typed: list[str]):
+    """A ``read(prompt)`` that types these lines, then ends the input."""
+    lines = iter(typed)
 
     def read(prompt):
         try:
@@ -248,8 +246,15 @@ def test_session_core_without_a_terminal():
         except StopIteration:
             raise EOFError from None
 
+    return read
+
+
+def test_session_core_without_a_terminal():
+    """run_session on scripted lines: a bad move, help, all, a move by cards, then end of input."""
+    agents = {s: build_agent("rule", "doudizhu", {}, seed=s) for s in (1, 2)}
+    session = PlaySession("doudizhu", 0, agents, 7, {}, command="cardrl play doudizhu --seed 7 --seat 0")
     out = io.StringIO()
-    assert run_session(session, read, out) == 0
+    assert run_session(session, _scripted(["nonsense", "help", "all", "#2"]), out) == 0
     text = out.getvalue()
     assert "Your hand (20):" in text and "Legal moves (" in text
     assert "Not a legal move: cannot read 'nonsense'" in text
@@ -284,16 +289,8 @@ def _play(argv: list[str], typed: list[str]) -> tuple[int, str]:
     from cardrl.cli import build_parser
     from cardrl.play.cli import main_play
 
-    lines = iter(typed)
-
-    def read(prompt):
-        try:
-            return next(lines)
-        except StopIteration:
-            raise EOFError from None
-
     out = io.StringIO()
-    return main_play(build_parser().parse_args(["play", *argv]), read, out), out.getvalue()
+    return main_play(build_parser().parse_args(["play", *argv]), _scripted(typed), out), out.getvalue()
 
 
 def test_play_bidding_through_typed_input():
