@@ -32,6 +32,10 @@ class Agent(ABC):
     # True for an agent that reads every hand (an oracle-guided Q-network fed its trained oracle block): it is handed
     # game.oracle_view(seat) instead of game.view(seat) (agent_view). Never for an agent judged as a real player.
     sees_hidden_cards: bool = False
+    # True for an agent that can play the bidding phase of a game that bids (DouDiZhu with bidding=True): the random
+    # and rule agents, and checkpoint agents whose checkpoint learned bidding. An agent that plays only with a fixed
+    # landlord keeps False; it plays the whole game paired with a bidder (cardrl.agents.with_bidder).
+    bids: bool = False
 
     def reset(self, seed: int) -> None:
         """Called at the start of each deal with the deal's seed (default: nothing to do)."""

@@ -24,7 +24,8 @@ the rocket are kept for when they leave at most one unit the unseen cards could 
 cards or fewer. A peasant does not beat its partner unless it is an endgame (six cards or fewer) and the beat is
 cheap (no 2s or jokers, plan cost falls), and never when the partner holds two cards or fewer.
 
-**Bidding** (when the game bids): a count of high cards (jokers, 2s, bombs) picks the bid.
+**Bidding** (when the game bids): the rule bidder of :mod:`cardrl.agents.doudizhu_bidder` (a count of control
+cards, with thresholds measured against the rule agent's own results as landlord).
 
 Decisions are deterministic functions of the view (ties are broken by move id). All chain search results are
 memoised per hand, so a decision takes well under a millisecond on typical hands.
@@ -38,6 +39,7 @@ from typing import Any, Mapping, NamedTuple
 import numpy as np
 
 from cardrl.agents.base import Agent, legal_ids
+from cardrl.agents.doudizhu_bidder import choose_bid
 from cardrl.cards import rank_counts_to_string
 from cardrl.games.doudizhu import DouDizhuView
 from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
@@ -262,6 +264,7 @@ class DouDizhuRuleAgent(Agent):
     """
 
     name = "doudizhu_rule"
+    bids = True
 
     def __init__(self, kickers: str = "douzero"):
         self.table = doudizhu_move_table(kickers)
@@ -424,10 +427,5 @@ class DouDizhuRuleAgent(Agent):
 
     # ---- bidding -----------------------------------------------------------------------------
     def _bid(self, view: DouDizhuView, legal: np.ndarray) -> int:
-        hand = np.asarray(view.hand)
-        strength = 3 * int(hand[14]) + 2 * int(hand[13]) + int(hand[_TWO]) + 2 * int((hand[:13] == 4).sum())
-        wanted = 3 if strength >= 7 else 2 if strength >= 5 else 1 if strength >= 3 else 0
         base = len(self.table)
-        bids = [int(a) - base for a in legal]
-        allowed = [b for b in bids if 0 < b <= wanted]
-        return base + (max(allowed) if allowed else 0)
+        return base + choose_bid(view.hand, [int(a) - base for a in legal])

@@ -20,6 +20,7 @@ class RandomAgent(Agent):
     """
 
     name = "random"
+    bids = True  # bidding actions are legal moves like any other: it bids uniformly among the legal bids
 
     def __init__(self, seed: int = 0):
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:

@@ -13,6 +13,10 @@ Spec grammar (checked by :func:`parse_agent_spec` before anything is built or pl
   ``unpruned`` every legal move, ``oracle`` the oracle block it was trained on; :mod:`cardrl.algorithms.dmc.
   checkpoints`) and ``douzero:DIR`` (DouZero's public checkpoints ``landlord.ckpt``, ``landlord_down.ckpt``,
   ``landlord_up.ckpt``, DouDiZhu only).
+- ``SPEC+bidder=BIDDER``: SPEC plays the cards and BIDDER (a spec of an agent that bids: ``rule``, ``random[:SEED]``,
+  a checkpoint that learned bidding) makes the bids (:class:`~cardrl.agents.with_bidder.WithBidder`); how an agent
+  that plays with a fixed landlord plays the whole game (DouDiZhu with bidding). Without bidding the bidder is never
+  asked.
 
 Which kinds a game has is asked of the registry; torch and Ray are imported only by loaders.
 """
@@ -27,9 +31,10 @@ from cardrl.agents.base import Agent
 from cardrl.agents.loaders import agent_loader, loader_kinds
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["AgentSpec", "parse_agent_spec", "build_agent", "spec_help", "BUILTIN_KINDS"]
+__all__ = ["AgentSpec", "parse_agent_spec", "build_agent", "spec_help", "check_bids", "BUILTIN_KINDS", "BIDDER_SEP"]
 
 BUILTIN_KINDS = ("random", "mcs-greedy")
+BIDDER_SEP = "+bidder="
 
 
 def _game_kinds() -> set[str]:
@@ -45,18 +50,20 @@ def spec_help() -> str:
         kinds.append(kind if len(games) == len(game_names()) else f"{kind} ({', '.join(games)})")
     for kind, loader in sorted(loaders.items()):
         kinds.append(loader.usage + (f" ({', '.join(loader.games)})" if loader.games else ""))
-    return " | ".join(kinds)
+    return " | ".join(kinds) + f"; SPEC{BIDDER_SEP}BIDDER bids with another agent (whole game)"
 
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """A parsed agent spec: ``kind``, ``path``, ``module`` and ``seed`` as given."""
+    """A parsed agent spec: ``kind``, ``path``, ``module`` and ``seed`` as given; ``bidder`` the spec of its bidder
+    (``SPEC+bidder=BIDDER``) or None."""
 
     text: str
     kind: str
     path: str | None = None
     module: str | None = None
     seed: int | None = None
+    bidder: "AgentSpec | None" = None
 
 
 def parse_agent_spec(text: str) -> AgentSpec:
@@ -64,6 +71,8 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if not isinstance(text, str) or not text.strip():
         raise ValueError(f"agent spec {text!r} does not parse; allowed: {spec_help()}")
     text = text.strip()
+    if BIDDER_SEP in text:
+        return _parse_paired(text)
     kind, _, rest = text.partition(":")
     if kind == "random":
         if not rest:
@@ -87,12 +96,40 @@ def parse_agent_spec(text: str) -> AgentSpec:
     raise ValueError(f"agent spec {text!r} does not parse: unknown kind {kind!r}; allowed: {spec_help()}")
 
 
+def _parse_paired(text: str) -> AgentSpec:
+    """``SPEC+bidder=BIDDER`` parsed: SPEC with its bidder's spec."""
+    card_play, _, bidder = text.partition(BIDDER_SEP)
+    if not card_play.strip() or not bidder.strip() or BIDDER_SEP in bidder:
+        raise ValueError(f"agent spec {text!r} does not parse: write SPEC{BIDDER_SEP}BIDDER with one card-play spec "
+                         f"and one bidder spec, e.g. rlcard{BIDDER_SEP}rule")
+    inner = parse_agent_spec(card_play)
+    return AgentSpec(text, inner.kind, inner.path, inner.module, inner.seed, bidder=parse_agent_spec(bidder))
+
+
+def check_bids(agent: Agent, purpose: str = "the whole game (bidding)") -> Agent:
+    """``agent`` when it can bid; else ValueError saying why and how to pair it with a bidder."""
+    if not agent.bids:
+        raise ValueError(f"agent {agent.name!r} cannot play {purpose}: it plays with a fixed landlord and does not "
+                         f"bid; pair it with a bidder, e.g. '{agent.name}{BIDDER_SEP}rule' (bidders: rule, "
+                         f"random[:SEED], or a checkpoint that learned bidding)")
+    return agent
+
+
 def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str, Any] | None = None,
                 seed: int = 0) -> Agent:
     """Build the agent of ``spec`` for ``game`` with rule ``options`` (the deal file's). ``seed`` seeds a
     ``random`` spec without its own seed. Raises ValueError/FileNotFoundError before any game is played when the
     spec does not parse, does not apply to the game, or a checkpoint does not fit it."""
     spec = spec if isinstance(spec, AgentSpec) else parse_agent_spec(spec)
+    if spec.bidder is not None:
+        from dataclasses import replace
+
+        from cardrl.agents.with_bidder import WithBidder
+
+        card_play = build_agent(replace(spec, text=spec.text.partition(BIDDER_SEP)[0], bidder=None), game, options,
+                                seed)
+        bidder = build_agent(spec.bidder, game, options, seed)
+        return WithBidder(card_play, bidder, name=spec.text)
     game_spec = get_game(game)
     options = game_spec.full_options(options)
     if spec.kind == "random":

@@ -34,6 +34,11 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="DouDiZhu move set of generated deals (default: douzero)")
     parser.add_argument("--straight-order", default=None, choices=["bigzero", "low"],
                         help="Big2 straight order of generated deals (default: bigzero)")
+    parser.add_argument("--bidding", action="store_true",
+                        help="the whole game (DouDiZhu): players bid for the landlord; the sides rotate over every "
+                             "seat split (6 games a deal) and a table per agent gives landlord rate, results as "
+                             "landlord and peasant and the redeal rate; agents must bid (pair one that does not: "
+                             "SPEC+bidder=rule)")
     parser.add_argument("--save-deals", default=None, type=path_arg, help="write the deals played to this .npz file")
     parser.add_argument("--workers", type=int, default=2,
                         help="Ray tasks at a time (0: play in this process) (default: %(default)s)")
@@ -92,37 +97,67 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_deals(args: argparse.Namespace, spec, options: dict) -> int:
     from cardrl.eval.deals import generate_deals, load_deals
+    from cardrl.eval.protocols import bids
     from cardrl.eval.tournament import run_league, run_tournament
 
+    if args.bidding:
+        option = spec.protocol.bidding_option
+        if option is None:
+            raise ValueError(f"--bidding: {spec.title} has no bidding (its roles are fixed)")
+        if args.deal_file is None:
+            options[option] = True
     if args.deal_file is not None:
         if options:
             raise ValueError(f"the deal file fixes the rule options; do not pass "
                              f"{', '.join('--' + k.replace('_', '-') for k in options)} with --deal-file")
         deals = load_deals(args.deal_file, spec.name)
+        if bids(spec.name, deals.options) != bool(args.bidding):
+            raise ValueError(f"the deal file's deals {'bid' if not args.bidding else 'do not bid'}: "
+                             f"{'add' if not args.bidding else 'drop'} --bidding (or generate deals without "
+                             f"--deal-file)")
     else:
         deals = generate_deals(spec.name, args.deals if args.deals is not None else 1000, args.seed, **options)
     if args.save_deals:
         print(f"deals saved to {deals.save(args.save_deals)}")
     start = time.perf_counter()
-    if args.a is not None:
+    if args.bidding:
+        _run_whole_game(args, deals)
+    elif args.a is not None:
         result = run_tournament(args.a, args.b, deals, spec.name, num_workers=args.workers,
                                 chunk_size=args.chunk_size)
         print(result.table())
     else:
         league = run_league(args.league, deals, spec.name, num_workers=args.workers, chunk_size=args.chunk_size)
-        print(league.markdown())
-        if args.out:
-            prefix = Path(args.out)
-            prefix.parent.mkdir(parents=True, exist_ok=True)
-            prefix.with_suffix(".md").write_text(league.markdown() + "\n")
-            prefix.with_suffix(".csv").write_text(league.csv())
-            print(f"\nwritten: {prefix.with_suffix('.md')}, {prefix.with_suffix('.csv')}")
+        _print_league(args, league.markdown(), league.csv())
     elapsed = time.perf_counter() - start
+    games = "whole-game tournament(s) x 6 games of" if args.bidding else "tournament(s) x"
     matches = 1 if args.a is not None else len(args.league) * (len(args.league) - 1) // 2
     played = matches * len(deals)
-    print(f"\n{matches} tournament(s) x {len(deals)} deals in {elapsed:.1f} s ({played / elapsed:.0f} deals/s, "
+    print(f"\n{matches} {games} {len(deals)} deals in {elapsed:.1f} s ({played / elapsed:.0f} deals/s, "
           f"{args.workers} worker(s))")
     return 0
+
+
+def _print_league(args: argparse.Namespace, markdown: str, csv: str) -> None:
+    print(markdown)
+    if args.out:
+        prefix = Path(args.out)
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        prefix.with_suffix(".md").write_text(markdown + "\n")
+        prefix.with_suffix(".csv").write_text(csv)
+        print(f"\nwritten: {prefix.with_suffix('.md')}, {prefix.with_suffix('.csv')}")
+
+
+def _run_whole_game(args: argparse.Namespace, deals) -> None:
+    """The whole game: a whole-game tournament (``--a``/``--b``) or league, with the per-agent bidding table."""
+    from cardrl.eval.whole_game import run_whole_game, run_whole_league
+
+    if args.a is not None:
+        print(run_whole_game(args.a, args.b, deals, args.game, num_workers=args.workers,
+                             chunk_size=args.chunk_size).table())
+        return
+    league = run_whole_league(args.league, deals, args.game, num_workers=args.workers, chunk_size=args.chunk_size)
+    _print_league(args, league.markdown(), league.league.csv())
 
 
 def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
@@ -130,7 +165,7 @@ def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
     from cardrl.eval.agents import build_agent
     from cardrl.eval.matches import run_matches
 
-    _refuse(args, ["league", "deal_file", "save_deals", "chunk_size"],
+    _refuse(args, ["league", "deal_file", "save_deals", "chunk_size", "bidding"],
             f"{spec.title} is evaluated in whole seeded matches; use --a, --b, --deals (matches), --seed, "
             f"--max-deals, --workers")
     a = build_agent(args.a, spec.name, options, seed=args.seed)

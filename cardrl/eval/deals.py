@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.eval.protocols import protocol_for
+from cardrl.eval.protocols import protocol_of_options
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["DealSet", "generate_deals", "load_deals", "DEAL_FORMAT", "DEAL_VERSION"]
@@ -62,7 +62,7 @@ class DealSet:
         seeds (the first ``limit`` deals; all when None)."""
         if self.game != game:
             raise ValueError(f"the deal file is for game {self.game!r}, not {game!r}; generate deals for {game!r}")
-        protocol = protocol_for(game)
+        protocol = protocol_of_options(game, self.options)
         engine = protocol.make_game(**protocol.normalise_options(self.options))
         for i in range(len(self) if limit is None else min(limit, len(self))):
             check_hands(engine, int(self.seeds[i]), self.hands[i], i)
@@ -82,7 +82,7 @@ def generate_deals(game: str, n: int, seed: int = 0, **options: Any) -> DealSet:
         raise ValueError(f"the number of deals must be a positive int, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"the deal seed must be a non-negative int, got {seed!r}")
-    protocol = protocol_for(game)
+    protocol = protocol_of_options(game, options)  # bidding=True: deals of the whole game
     full = protocol.normalise_options(options)
     seeds = np.random.default_rng(int(seed)).integers(0, 2**62, size=int(n), dtype=np.int64)
     engine = protocol.make_game(**full)

@@ -2,11 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+import sys
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["run_in_chunks", "ensure_ray"]
+__all__ = ["run_in_chunks", "ensure_ray", "one_torch_thread"]
+
+
+@contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Torch (when a loaded agent imported it) on one thread inside the block: the same float arithmetic in every
+    worker, so results do not depend on the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
 
 
 def ensure_ray() -> Any:

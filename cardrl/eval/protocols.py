@@ -7,6 +7,9 @@ rule options, and side A's score and win read off the engine's payoffs (Luo & Ta
 - DouDiZhu: "agent A and B play as Landlord and Peasants once, respectively" (2 arrangements);
 - Big2: "agent A play from each of the four positions ..., while agent B play in the remaining positions"
   (4 arrangements: A in seat k, B in the other three, k = 0..3);
+- DouDiZhu's whole game (bidding, ``protocol_for(game, whole_game=True)``): the roles are bid for, so the sides
+  rotate over every split of the seats, A alone in seat k and A in the two seats other than k (6 arrangements):
+  each agent bids from every position, first, second and third, alone and beside itself;
 - GuanDan: each team (2 arrangements); a deal tournament plays single deals (``match=False``), whole matches are
   :mod:`cardrl.eval.guandan_matches`' job.
 """
@@ -19,9 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.games.registry import GameSpec, get_game
+from cardrl.games.registry import GameSpec, game_names, get_game
 
-__all__ = ["TournamentProtocol", "protocol_for"]
+__all__ = ["TournamentProtocol", "protocol_for", "protocol_of_options", "bids"]
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,12 @@ class TournamentProtocol:
         """The full rule options (defaults filled in); unknown keys, unsupported values or values that contradict
         the protocol raise ValueError."""
         given = dict(options or {})
+        bidding = self.spec.protocol.bidding_option
         for key, value in self.required.items():
+            if key in given and given[key] != value and key == bidding:
+                how = "as the whole game (cardrl eval --bidding)" if given[key] else "with a fixed landlord"
+                raise ValueError(f"{self.game} deals with {key}={given[key]!r} are evaluated {how}, not by this "
+                                 f"protocol ({key}={value!r})")
             if key in given and given[key] != value:
                 raise ValueError(f"duplicate {self.game} tournaments need {key}={value!r} (the protocol replays "
                                  f"single deals with sides swapped); got {key}={given[key]!r}")
@@ -86,11 +94,34 @@ class TournamentProtocol:
         return score, self.score_a(engine.payoffs(self.win_reward), k) > 0
 
 
-def protocol_for(game: str) -> TournamentProtocol:
-    """The tournament protocol of a registered game; ValueError naming the games."""
+def protocol_for(game: str, whole_game: bool = False) -> TournamentProtocol:
+    """The tournament protocol of a registered game; ``whole_game=True``: with the players bidding for their roles
+    (the game's ``bidding_option`` on; module docstring). ValueError naming the games, or the games that bid."""
     spec = get_game(game)
     p = spec.protocol
-    return TournamentProtocol(spec=spec, arrangements=p.arrangements, labels=p.labels,
-                              scored=tuple(p.scored_seats(k) for k in range(len(p.arrangements))),
-                              reward=p.reward, win_reward=p.win_reward,
-                              required={**p.required_options, **p.deal_options})
+    required = {**p.required_options, **p.deal_options}
+    if not whole_game:
+        return TournamentProtocol(spec=spec, arrangements=p.arrangements, labels=p.labels,
+                                  scored=tuple(p.scored_seats(k) for k in range(len(p.arrangements))),
+                                  reward=p.reward, win_reward=p.win_reward, required=required)
+    if p.bidding_option is None:
+        bidding = [g for g in game_names() if get_game(g).protocol.bidding_option is not None]
+        raise ValueError(f"{spec.title} has no bidding (its roles are fixed); games with bidding: {', '.join(bidding)}")
+    seats = range(spec.num_players)
+    alone = tuple((k,) for k in seats)
+    arrangements = alone + tuple(tuple(s for s in seats if s != k) for k in seats)
+    labels = tuple(f"A seat {k}" for k in seats) + tuple(f"A seats {'+'.join(map(str, a))}"
+                                                         for a in arrangements[len(alone):])
+    return TournamentProtocol(spec=spec, arrangements=arrangements, labels=labels, scored=arrangements,
+                              reward=p.reward, win_reward=p.win_reward, required={**required, p.bidding_option: True})
+
+
+def bids(game: str, options: Mapping[str, Any] | None) -> bool:
+    """Whether rule ``options`` of ``game`` have its players bid for their roles (its ``bidding_option`` on)."""
+    option = get_game(game).protocol.bidding_option
+    return option is not None and bool((options or {}).get(option, False))
+
+
+def protocol_of_options(game: str, options: Mapping[str, Any] | None) -> TournamentProtocol:
+    """The protocol that plays deals of these rule options: the whole game when they bid (:func:`bids`)."""
+    return protocol_for(game, whole_game=bids(game, options))

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ import numpy as np
 from cardrl.agents.base import Agent, play_game
 from cardrl.eval.agents import AgentSpec, build_agent, parse_agent_spec
 from cardrl.eval.deals import DealSet, check_hands, generate_deals, load_deals
-from cardrl.eval.parallel import run_in_chunks
+from cardrl.eval.parallel import one_torch_thread, run_in_chunks
 from cardrl.eval.protocols import TournamentProtocol, protocol_for
 from cardrl.eval.stats import mean_interval
 
@@ -187,20 +186,13 @@ def _play_chunk(game: str, options: dict, a: Agent, b: Agent, seeds: np.ndarray,
     k_count = len(protocol.arrangements)
     scores = np.zeros((len(seeds), k_count))
     wins = np.zeros((len(seeds), k_count), dtype=bool)
-    torch = sys.modules.get("torch")
-    threads = torch.get_num_threads() if torch is not None else None
-    if torch is not None:
-        torch.set_num_threads(1)  # the same float arithmetic in every worker: results independent of parallelism
-    try:
+    with one_torch_thread():
         for i, seed in enumerate(seeds):
             check_hands(engine, int(seed), hands[i], start + i)
             for k, seats in enumerate(protocol.arrangements):
                 agents = [a if s in seats else b for s in range(protocol.num_players)]
                 payoffs = play_game(engine, agents, int(seed), reward=protocol.reward)
                 scores[i, k], wins[i, k] = protocol.outcome(engine, payoffs, k)
-    finally:
-        if torch is not None:
-            torch.set_num_threads(threads)
     return scores, wins
 
 

@@ -54,6 +54,8 @@ class EvalProtocol:
     by default: ``"deal"`` (duplicate deal files) or ``"match"`` (GuanDan's whole matches), and
     ``training_options`` the rule options that shape only what an agent learns from (GuanDan's ``match_bonus``):
     a training run's evaluations play without them, so that scores stay in the game's units.
+    ``bidding_option`` is the rule option under which the players bid for their roles (DouDiZhu's ``bidding``): a
+    whole-game tournament sets it and rotates the sides over every split of the seats (:mod:`cardrl.eval.whole_game`).
     """
 
     arrangements: tuple[tuple[int, ...], ...]
@@ -66,6 +68,7 @@ class EvalProtocol:
     deal_options: Mapping[str, Any] = field(default_factory=dict)
     unit: str = "deal"
     training_options: tuple[str, ...] = ()
+    bidding_option: str | None = None
 
     @property
     def score_name(self) -> str:
@@ -262,7 +265,8 @@ register_game(GameSpec(
               "unified": "cardrl.features.unified:UnifiedFeatures"},
     protocol=EvalProtocol(arrangements=((0,), (1, 2)), labels=("A landlord", "A peasants"),
                           sides=("landlord", "peasants"),
-                          reward="adp", win_reward="wp", required_options={"bidding": False}),
+                          reward="adp", win_reward="wp", required_options={"bidding": False},
+                          bidding_option="bidding"),
     search="cardrl.search.mcs:search_for_table_game", average_initial_cards=54 / 3,
     agent_kinds={"rule": "cardrl.agents.doudizhu_rule:DouDizhuRuleAgent.from_rule_options",
                  "rlcard": "cardrl.agents.rlcard_rule:RLCardRuleAgent.from_rule_options"},

@@ -32,6 +32,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of the game (docs/rules.md), e.g. bidding=true (DouDiZhu), "
                              "straight_order=low (Big2); repeat for several")
+    parser.add_argument("--bidding", action="store_true",
+                        help="the whole game (DouDiZhu; the bidding rule option): bid for the landlord first; every "
+                             "opponent must bid (pair one that does not with a bidder: SPEC+bidder=rule)")
     parser.add_argument("--deals", type=int, default=None, metavar="N",
                         help="games played as a match of deals (the max_deals rule option, GuanDan): deals of the "
                              "match to play (default 1; 2 or more include tribute and return; 0 plays a whole match)")
@@ -90,6 +93,13 @@ def _play_options(game: str, args: argparse.Namespace) -> dict[str, Any]:
         # an option whose default is text (GuanDan's level "2" .. "A") keeps the text: level=4 is the 4s
         text_option = isinstance(spec.rule_options.get(key), str)
         options[key] = value.strip() if text_option else _rule_value(value.strip())
+    if args.bidding:
+        option = spec.protocol.bidding_option
+        if option is None:
+            raise ValueError(f"--bidding: {spec.title} has no bidding (its roles are fixed)")
+        if options.get(option, True) is not True:
+            raise ValueError(f"--bidding contradicts --rule {option}={options[option]}")
+        options[option] = True
     deals = _deals(spec, args)
     if deals is not None:
         if deals < 0:
@@ -128,6 +138,8 @@ def _command_line(game: str, seat: int, opponents: Sequence[str], seed: int, arg
     parts = ["cardrl", "play", game, "--seed", str(seed), "--seat", str(seat), "--opponents", *opponents]
     for item in args.rule:
         parts += ["--rule", item]
+    if args.bidding:
+        parts.append("--bidding")
     deals = _deals(get_game(game), args)
     if deals is not None:
         parts += ["--deals", str(deals)]
@@ -140,7 +152,8 @@ def _command_line(game: str, seat: int, opponents: Sequence[str], seed: int, arg
 
 def build_session(args: argparse.Namespace) -> PlaySession:
     """A :class:`PlaySession` from parsed ``cardrl play`` arguments (ValueError naming what is wrong)."""
-    from cardrl.eval.agents import build_agent
+    from cardrl.eval.agents import build_agent, check_bids
+    from cardrl.eval.protocols import bids
     from cardrl.games.registry import get_game
 
     game = args.game
@@ -159,6 +172,9 @@ def build_session(args: argparse.Namespace) -> PlaySession:
         raise ValueError(f"--opponents takes one spec for every other seat or one per other seat "
                          f"({len(others)}: seats {others}), got {len(specs)}")
     agents = {s: build_agent(sp, spec.name, options, seed=seed + s) for s, sp in zip(others, specs)}
+    if bids(spec.name, spec.full_options(options)):
+        for agent in agents.values():
+            check_bids(agent, "the whole game (bidding) against you")
     command = _command_line(game, seat, list(args.opponents), seed, args)
     session = PlaySession(spec.name, seat, agents, seed, options, shown=args.show, command=command)
     if args.replay:

@@ -53,8 +53,8 @@ def test_bad_deal_files_fail_before_any_game(tmp_path):
         load_deals(tmp_path / "junk.npz")
     with pytest.raises(FileNotFoundError):
         load_deals(tmp_path / "missing.npz")
-    with pytest.raises(ValueError, match="doudizhu tournaments need bidding=False"):
-        generate_deals("doudizhu", 3, bidding=True)
+    with pytest.raises(ValueError, match=r"bidding=True are evaluated as the whole game \(cardrl eval --bidding\)"):
+        run_tournament(counting, "random", generate_deals("doudizhu", 3, bidding=True))  # whole-game deals
     with pytest.raises(ValueError, match="unknown doudizhu rule option"):
         generate_deals("doudizhu", 3, jokers=False)
     with pytest.raises(ValueError, match="game 'chess' is unknown; available"):

@@ -236,11 +236,9 @@ def test_notation_hooks_per_game():
     assert gd.lead_lines(match) == []
 
 
-def test_session_core_without_a_terminal():
-    """run_session on scripted lines: a bad move, help, all, a move by cards, then end of input."""
-    agents = {s: build_agent("rule", "doudizhu", {}, seed=s) for s in (1, 2)}
-    session = PlaySession("doudizhu", 0, agents, 7, {}, command="cardrl play doudizhu --seed 7 --seat 0")
-    lines = iter(["nonsense", "help", "all", "#2"])
+def _scripted(typed: list[str]):
+    """A ``read(prompt)`` that types these lines, then ends the input."""
+    lines = iter(typed)
 
     def read(prompt):
         try:
@@ -248,8 +246,15 @@ def test_session_core_without_a_terminal():
         except StopIteration:
             raise EOFError from None
 
+    return read
+
+
+def test_session_core_without_a_terminal():
+    """run_session on scripted lines: a bad move, help, all, a move by cards, then end of input."""
+    agents = {s: build_agent("rule", "doudizhu", {}, seed=s) for s in (1, 2)}
+    session = PlaySession("doudizhu", 0, agents, 7, {}, command="cardrl play doudizhu --seed 7 --seat 0")
     out = io.StringIO()
-    assert run_session(session, read, out) == 0
+    assert run_session(session, _scripted(["nonsense", "help", "all", "#2"]), out) == 0
     text = out.getvalue()
     assert "Your hand (20):" in text and "Legal moves (" in text
     assert "Not a legal move: cannot read 'nonsense'" in text
@@ -275,3 +280,50 @@ def test_bad_options_are_refused_with_a_message(capsys):
         assert main(["play", *args]) == 2, args
         err = capsys.readouterr().err
         assert expect in err, (args, err)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the whole game: cardrl play doudizhu --bidding
+# ---------------------------------------------------------------------------------------------------------------
+def _play(argv: list[str], typed: list[str]) -> tuple[int, str]:
+    from cardrl.cli import build_parser
+    from cardrl.play.cli import main_play
+
+    out = io.StringIO()
+    return main_play(build_parser().parse_args(["play", *argv]), _scripted(typed), out), out.getvalue()
+
+
+def test_play_bidding_through_typed_input():
+    """A person who bids first on deal 3 (seat 0 opens the bidding) types a bad bid, then bid 2: the rule agents
+    answer by their own bidder, and once bidding ends the person sees the landlord and plays the cards."""
+    from cardrl.agents.doudizhu_bidder import choose_bid
+
+    game = get_game("doudizhu").make_engine(bidding=True).reset(3)
+    assert game.first_bidder == 0
+    rc, text = _play(["doudizhu", "--bidding", "--seed", "3", "--opponents", "rule", "rlcard+bidder=rule"],
+                     ["bid 7", "bid 2", "#1"])
+    assert rc == 0 and "Bidding:" in text and "Not a legal move" in text
+    ids = [int(a) for a in re.search(r"--replay ([\d,]+)", text).group(1).split(",")]
+    base = game.num_moves
+    assert ids[0] == base + 2  # the person's bid
+    game.step(ids[0])
+    for action in ids[1:]:  # the agents' bids, then the first card plays
+        if game.phase == "bid":
+            legal = [int(a) - base for a in game.legal_moves()]
+            assert action == base + choose_bid(game.hands[game.current_player], legal)
+        game.step(action)
+    assert game.phase == "play" and "Landlord:" in text and "--bidding" in text
+
+
+def test_play_bidding_refuses_agents_that_cannot_bid(capsys):
+    from cardrl.cli import main
+
+    assert main(["play", "doudizhu", "--bidding", "--opponents", "rlcard"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot play the whole game (bidding) against you" in err and "'rlcard+bidder=rule'" in err
+    assert main(["play", "doudizhu", "--rule", "bidding=true", "--opponents", "mcs-greedy"]) == 2
+    assert "does not bid" in capsys.readouterr().err
+    assert main(["play", "big2", "--bidding"]) == 2
+    assert "Big2 has no bidding" in capsys.readouterr().err
+    assert main(["play", "doudizhu", "--bidding", "--rule", "bidding=false"]) == 2
+    assert "contradicts" in capsys.readouterr().err
