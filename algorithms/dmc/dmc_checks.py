@@ -158,8 +158,10 @@ def frames_per_update(config) -> list[str]:
 
 
 def bidding(config) -> list[str]:
-    return _problem(bool((config.env_config or {}).get("bidding")), "DMC trains the card-play phase with a fixed "
-                    "landlord (as DouZero); bidding=True is not supported yet")
+    """The whole game (bidding.py): DouDiZhu's, and the options that do not compose with it refused."""
+    from cardrl.algorithms.dmc.bidding import bidding_problems
+
+    return bidding_problems(config)
 
 
 def prune(config) -> list[str]:
