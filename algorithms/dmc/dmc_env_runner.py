@@ -14,6 +14,10 @@ Only the moves chosen greedily need Q-values: a position with a single legal mov
 DouDiZhu's positions) or an epsilon draw is not scored unless the learner reads the actor's Q, so the forward pass,
 which is most of an actor's time (docs/architecture.md, "Where an actor's time goes"), covers the greedy choices
 only. With ``gpu_inference`` the Q-modules live on the runner's GPU and the batched scoring runs there.
+
+With ``bidding`` (DouDiZhu's whole game, AlphaDou) the games bid first: each decision goes to the network of its
+bidding position or of its role (:mod:`~cardrl.algorithms.dmc.bidding`), the bids of a deal where all passed are
+labelled 0 when the engine deals again, and bidding explores at its own scheduled rate.
 """
 
 from __future__ import annotations

@@ -136,11 +136,11 @@ class QAgent(Agent):
 
     def act(self, view: Any, legal_moves) -> int:
         legal = legal_ids(self, legal_moves)
+        if getattr(view, "phase", None) == "bid":  # a bid: never pruned; the first of equal Q-values (pass first)
+            return int(legal[int(np.argmax(self.q_values(view, legal)))])
         if self.move_filter is not None and len(legal) > 1:
             legal = np.asarray(self.move_filter(view, legal), dtype=np.int64)
         if len(legal) == 1:
             return int(legal[0])
-        if getattr(view, "phase", None) == "bid":
-            return int(legal[int(np.argmax(self.q_values(view, legal)))])
         strength = getattr(view, "move_strength", None)
         return int(legal[greedy_index(self.q_values(view, legal), strength and (lambda: strength(legal)))])

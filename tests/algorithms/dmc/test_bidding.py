@@ -136,6 +136,8 @@ def test_bidding_outside_doudizhu_or_its_options_without_it_are_refused():
     config.env_config = {"bidding": True}  # past .game(), which makes it DMC's option
     with pytest.raises(ValueError, match="DMC's bidding option is off"):
         config.validate()
+    with pytest.raises(ValueError, match="bid_frames_per_update .*=33 must be a multiple of num_learners=2"):
+        small_dmc_config(bidding=True, bid_frames_per_update=33).learners(num_learners=2).validate()
     assert small_dmc_config().game("doudizhu", bidding=True).bidding is True
 
 
@@ -193,6 +195,14 @@ def test_whole_game_training_checkpoints_restores_and_its_agent_bids(ray_local, 
 
     agent = agent_loader("checkpoint").load(path, "doudizhu", {}, None)
     assert agent.bids is True and sorted(agent.bid_modules) == ["bid_0", "bid_1", "bid_2"]
+    filtered = []  # an ODMC agent's pruning (its move filter) applies to card play only
+
+    def card_play_only(view, legal):
+        assert view.phase != "bid"
+        filtered.append(len(legal))
+        return legal
+
+    agent.move_filter = card_play_only
     game = DouDizhuGame(bidding=True)
     for seed in range(8):
         game.reset(seed)
@@ -204,3 +214,4 @@ def test_whole_game_training_checkpoints_restores_and_its_agent_bids(ray_local, 
             bids += game.phase == "bid"
             game.step(move)
         assert bids >= 1 and game.landlord >= 0 and game.payoffs().sum() == 0
+    assert filtered
