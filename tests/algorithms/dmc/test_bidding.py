@@ -26,7 +26,7 @@ def _runner(**training) -> DMCEnvRunner:
 
 def _deals(runner: DMCEnvRunner, deals: int):
     """Tick the runner's one game until ``deals`` deals ended; per tick the finished game (or None) and the columns
-    labelled in that tick, and the redeals seen before the tick."""
+    labelled in that tick."""
     finished: list = []
     reset = runner._reset
 
@@ -41,10 +41,9 @@ def _deals(runner: DMCEnvRunner, deals: int):
     while len(finished) < deals:
         out = defaultdict(lambda: defaultdict(list))
         done = len(finished)
-        redeals = runner.envs[0].game.redeals
         runner._tick(out)
         cols = {m: {k: np.concatenate(v) for k, v in c.items()} for m, c in out.items()}
-        ticks.append((finished[-1] if len(finished) > done else None, cols, redeals))
+        ticks.append((finished[-1] if len(finished) > done else None, cols))
     return ticks
 
 
@@ -59,9 +58,11 @@ def _payoff(game, seat: int) -> float:
 def test_every_decision_of_a_deal_carries_that_deals_return_for_the_final_role():
     runner = _runner(bid_epsilon="1:1:1", epsilon=0.2)  # every bid explored
     checked = bids_checked = 0
-    for game, cols, _ in _deals(runner, 6):
+    multipliers = set()
+    for game, cols in _deals(runner, 6):
         if game is None:
             continue
+        multipliers.add(game.bid * 2 ** game.bomb_count)
         assert np.allclose([_payoff(game, s) for s in range(3)], game.payoffs())
         for mid, c in cols.items():
             if is_bid_module(mid):  # bid_k: the k-th bidder of the final deal, its payoff as it is (landlord x2)
@@ -77,6 +78,7 @@ def test_every_decision_of_a_deal_carries_that_deals_return_for_the_final_role()
             checked += len(c["target"])
         assert sum(len(c["target"]) for m, c in cols.items() if is_bid_module(m)) == len(game.bids)
     assert bids_checked >= 6 and checked > 100
+    assert len(multipliers) > 1  # deals at different stakes: the bid's multiplier is in every label
 
 
 def test_an_all_pass_deal_is_dealt_again_and_its_bids_are_labelled_zero():
