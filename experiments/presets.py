@@ -26,6 +26,7 @@ SHORTER_ORACLE = "lambda falls over the paper's 2.0e9 frames: add --oracle 1:0:F
 LUO_TAN = "Luo & Tan 2024"
 OADMCDOU = "OADMCDou (Luo et al. 2024)"
 DOUZERO_PLUS = "DouZero+ (Zhao et al. 2022)"
+ALPHADOU = "AlphaDou (2024)"
 DANZERO_PLUS = "DanZero+ (Zhao et al. 2024)"
 BEYOND = "beyond the papers"
 TOPK = ("starts from the DMC checkpoint its --dmc-checkpoint names (train that preset first, or give --dmc-checkpoint "
@@ -66,6 +67,12 @@ PRESETS = (
            reproduces="Fig. 4b-c: ADMCDou (ADMC alone, eq. 2-5)",
            expected="Sec. 5.2: \"a significant advantage over DouZero* and is on par with DouZero (ADP ~ 0) in less "
                     "training time\"; loss 1.25 against DouZero*'s 1.75 after three days (Fig. 4c)"),
+    Preset("alphadou_doudizhu", "doudizhu", options=("--bidding",), paper=ALPHADOU,
+           reproduces="Sec. 3: bidding learned in the DMC loop (three bidding positions, bid exploration 0.3 -> 0.03, "
+                      "all-pass deals redealt with reward 0); docs/bidding.md",
+           expected="61.7% win rate against DouZero-ADP (the whole AlphaDou, its card-play changes included; no "
+                    "ablation isolates bidding)",
+           notes="the whole game: evaluate with cardrl eval doudizhu --bidding (docs/bidding.md)"),
     Preset("coach_doudizhu", "doudizhu", options=("--coach",), paper=DOUZERO_PLUS,
            reproduces="Fig. 7: the coach network (Sec. IV-B, beta 0 .. 0.30)",
            expected="Sec. V-C: \"significant improvement\" over DouZero against the DouZero baseline, peasants more "

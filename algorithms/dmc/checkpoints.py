@@ -22,6 +22,10 @@ importing this package.
   (``torch.save``'d state_dicts of ``LandlordLstmModel`` / ``FarmerLstmModel``) loaded into
   :class:`~cardrl.algorithms.dmc.dmc_rl_module.DouZeroQModule` (same parameter names; Zha et al. 2021, Fig. 3);
   DouDiZhu with DouZero's move set only.
+
+A checkpoint of the whole game (``bidding=True``, recorded in its counters; AlphaDou, docs/bidding.md) also holds the
+bidding networks (``bid_0`` .. ``bid_2``, or ``bid``): its agent bids with them (``QAgent.bids``); any other
+checkpoint's agent has ``bids = False``.
 """
 
 from __future__ import annotations
@@ -40,7 +44,8 @@ from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",
            "load_douzero_checkpoints", "DOUZERO_FILES", "MANIFEST", "write_manifest", "verify_checkpoint",
-           "IncompleteCheckpointError", "read_checkpoint_counters", "read_checkpoint_state"]
+           "IncompleteCheckpointError", "read_checkpoint_counters", "read_checkpoint_state", "checkpoint_bids",
+           "load_bid_modules"]
 
 # The completion marker of a cardrl checkpoint directory: written last, after every file of the checkpoint is on disk,
 # it lists each file with its size. A directory without it (or whose files do not match it) is not a complete
@@ -208,6 +213,32 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     return {agent: loaded[n] for agent, n in names.items()}
 
 
+def checkpoint_bids(path: str | Path) -> bool:
+    """Whether an algorithm checkpoint was trained on the whole game (its counters' ``bidding``; older: False)."""
+    root = Path(path)
+    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file():
+        return bool((read_checkpoint_counters(root) or {}).get("bidding", False))
+    return False
+
+
+def load_bid_modules(path: str | Path) -> dict[str, Any]:
+    """The bidding Q-networks of a whole-game checkpoint by module id (eval mode, CPU); ValueError when it has
+    none."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    from cardrl.algorithms.dmc.bidding import is_bid_module
+
+    mroot = _module_root(Path(path))
+    found = sorted(p for p in mroot.iterdir() if p.is_dir() and is_bid_module(p.name))
+    if not found:
+        raise ValueError(f"checkpoint {path} records bidding=True but has no bidding module (bid_0 .. bid_2 or bid) "
+                         f"under {mroot}")
+    modules = {p.name: RLModule.from_checkpoint(str(p.resolve())) for p in found}
+    for m in modules.values():
+        m.eval()
+    return modules
+
+
 SPEC_OPTIONS = ("oracle", "unpruned")  # checkpoint:PATH:OPTIONS words besides a module name
 
 
@@ -247,7 +278,9 @@ def load_checkpoint_agent(path: str, game: str, options: Mapping[str, Any], modu
     move_filter = trained.view_pruner(game, options) if trained is not None and trained.pruned and not unpruned \
         else None
     blocks = trained.view_blocks() if oracle else None
-    return QAgent(modules, game, features=checkpoint_features(path), move_filter=move_filter, input_blocks=blocks)
+    bid_modules = load_bid_modules(path) if checkpoint_bids(path) else None
+    return QAgent(modules, game, features=checkpoint_features(path), move_filter=move_filter, input_blocks=blocks,
+                  bid_modules=bid_modules)
 
 
 def load_douzero_checkpoints(directory: str | Path) -> dict[str, Any]:

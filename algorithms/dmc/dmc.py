@@ -69,12 +69,12 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
     def setup(self, config) -> None:
         super().setup(config)
         self._module_ids = sorted(self.config.get_multi_rl_module_spec().rl_module_specs)
-        # every Q-module trains on frames_per_update frames; the coach (DouZero+) on coach_batch games
-        self._batch_sizes = {m: int(self.config.coach_batch if m == COACH else self.config.frames_per_update)
-                             for m in self._module_ids}
+        # every Q-module trains on frames_per_update frames; the coach (DouZero+) on coach_batch games, the bidding
+        # networks (whole game) on bid_frames_per_update
+        self._batch_sizes = {m: self.config.module_batch_size(m) for m in self._module_ids}
         capacity = self.config.buffer_capacity()
-        self._buffers = {m: FrameBuffer(2 * self._batch_sizes[m] if m == COACH else capacity)
-                         for m in self._module_ids}
+        self._buffers = {m: FrameBuffer(capacity if self._batch_sizes[m] == self.config.frames_per_update
+                                        else 2 * self._batch_sizes[m]) for m in self._module_ids}
         self._coach_counts = [0, 0]  # deals the coach rejected, accepted (since the start)
         self._module_updates = dict.fromkeys(self._module_ids, 0)
         self._module_frames_sampled = dict.fromkeys(self._module_ids, 0)

@@ -54,6 +54,8 @@ def learner_slices(config) -> list[str]:
         return []
     sizes = {"frames_per_update": config.frames_per_update, **({"coach_batch": config.coach_batch}
                                                                if config.coach else {})}
+    if config.bidding is True and _positive_int(config.frames_per_update):
+        sizes["bid_frames_per_update (or its default)"] = config.module_batch_size("bid_0")
     return [f"{name}={value} must be a multiple of num_learners={config.num_learners}: each learner updates on an "
             f"equal slice of every batch" for name, value in sizes.items()
             if isinstance(value, int) and value % config.num_learners]
@@ -158,8 +160,10 @@ def frames_per_update(config) -> list[str]:
 
 
 def bidding(config) -> list[str]:
-    return _problem(bool((config.env_config or {}).get("bidding")), "DMC trains the card-play phase with a fixed "
-                    "landlord (as DouZero); bidding=True is not supported yet")
+    """The whole game (bidding.py): DouDiZhu's, and the options that do not compose with it refused."""
+    from cardrl.algorithms.dmc.bidding import bidding_problems
+
+    return bidding_problems(config)
 
 
 def prune(config) -> list[str]:

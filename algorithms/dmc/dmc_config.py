@@ -57,6 +57,8 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         DouDiZhu seat with DouZero's features, one shared network with Luo & Tan's unified features and for Big2
         and GuanDan; :meth:`resolved_module_mapping`) and the Q-network (DouZero's LSTM where the
         features have a history, else DanZero's MLP)."""
+        if "bidding" in env_config:  # the whole game is DMC's option (the env runners' envs bid, bidding.py)
+            self.bidding = env_config.pop("bidding")
         if name is not NotProvided:
             spec = get_game(name)
             self.game_name = spec.name
@@ -119,16 +121,32 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         points = DOUZERO_PLUS_BETA if self.coach_beta is None else tuple(tuple(p) for p in self.coach_beta)
         return BetaSchedule(points, self.coach_step_frames)
 
+    def bid_epsilon_schedule(self):
+        """The bidding decisions' exploration rate by frames trained (``bid_epsilon``; AlphaDou: 0.3 to 0.03)."""
+        from cardrl.algorithms.dmc.bidding import parse_bid_epsilon
+
+        return parse_bid_epsilon(self.bid_epsilon)
+
     def schedule_values(self, frames_trained: int) -> dict[str, float]:
-        """The scheduled values the env runners act with at ``frames_trained``: oracle lambda, coach beta."""
+        """The scheduled values the env runners act with at ``frames_trained``: oracle lambda, coach beta, the
+        bidding exploration rate."""
         return {"oracle_lambda": self.oracle.value(frames_trained) if self.oracle is not None else 0.0,
-                "coach_beta": self.beta_schedule().value(frames_trained) if self.coach else 0.0}
+                "coach_beta": self.beta_schedule().value(frames_trained) if self.coach else 0.0,
+                **({"bid_epsilon": self.bid_epsilon_schedule().value(frames_trained)} if self.bidding else {})}
 
     def reward_bounds(self, module_id: str) -> tuple[float, float]:
         """(r_min, r_max): the smallest and largest DMC target of a module's agents in one scoring segment (ADMC's
         reward range, OADMCDou eq. 4): the engine's payoff bounds times the agents' target scales."""
         env_ = self.make_env()
         low, high = env_.game.payoff_bounds(env_.reward)
+        if self.bidding:  # the whole game: bids up to 3 and any seat may become the landlord
+            from cardrl.algorithms.dmc.bidding import is_bid_module
+
+            reach = float(self.make_env(bidding=True).game.payoff_bounds(env_.reward)[1].max())
+            # a bidder's target is its final role's payoff, unscaled; in card play the landlord's 2 x base is scaled
+            # to base, and a peasant's reach is base
+            reach = reach if is_bid_module(module_id) else reach / 2.0
+            return -reach, reach
         scales = self.target_scales()
         seats = [s for s, a in enumerate(env_.possible_agents) if self.policy_mapping_fn(a, None) == module_id]
         if not seats:
@@ -141,13 +159,26 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
     def game_agents(self) -> list[str]:
         return list(self.make_env().possible_agents)
 
-    def make_env(self):
-        """A raw AEC env of the configured game and env options (what the env runners play)."""
-        return make_env(self.game_name, **dict(self.env_config or {}))
+    def make_env(self, **overrides):
+        """A raw AEC env of the configured game and env options (what the env runners play; with ``bidding`` they
+        play the env with ``bidding=True``, this one keeps the roles as agents), ``overrides`` replacing options."""
+        return make_env(self.game_name, **{**dict(self.env_config or {}), **overrides})
 
     def buffer_capacity(self) -> int:
         """Frames each module's buffer holds at most (``buffer_frames``, default twice ``frames_per_update``)."""
         return int(self.buffer_frames) if self.buffer_frames is not None else 2 * int(self.frames_per_update)
+
+    def module_batch_size(self, module_id: str) -> int:
+        """Frames (the coach: games) per learner update of a module: ``frames_per_update``, the coach's
+        ``coach_batch``, the bidding networks' ``bid_frames_per_update`` (default frames_per_update / 16, at least 32)."""
+        from cardrl.algorithms.dmc.bidding import is_bid_module
+        from cardrl.algorithms.dmc.coach import COACH
+
+        if module_id == COACH:
+            return int(self.coach_batch)
+        if self.bidding and is_bid_module(module_id):
+            return int(self.bid_frames_per_update or max(32, int(self.frames_per_update) // 16))
+        return int(self.frames_per_update)
 
     def target_scales(self) -> dict[str, float]:
         """Factor from a seat's zero-sum payoff to its DMC target (DouDiZhu: the landlord's 2x becomes 1x)."""
@@ -174,11 +205,22 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         model_config = {"hidden_sizes": self.hidden_sizes} if self.hidden_sizes else {}
         if self.opponent_model is not None:
             model_config["opponent_model"] = self.opponent_model_config(env_.game)
+        blocks = {}
         if self.oracle is not None:
             from cardrl.algorithms.dmc.oracle import ORACLE, oracle_dim
 
-            model_config["input_blocks"] = {ORACLE: oracle_dim(env_.game.num_players)}
+            blocks[ORACLE] = oracle_dim(env_.game.num_players)
+        if self.bidding:
+            from cardrl.algorithms.dmc.bidding import card_play_input_blocks
+
+            blocks.update(card_play_input_blocks())
+        if blocks:
+            model_config["input_blocks"] = blocks
         spec = dmc_module_spec(self.q_model, roles, model_config, inference_only=inference_only)
+        if self.bidding:  # the bidding Q-networks (bidding.py)
+            from cardrl.algorithms.dmc.bidding import bid_module_specs
+
+            spec.rl_module_specs.update(bid_module_specs(self.bid_networks, self.bid_hidden_sizes, inference_only))
         if self.coach:
             from cardrl.algorithms.dmc.coach import COACH, coach_module_spec
             from cardrl.features.deals import max_hand

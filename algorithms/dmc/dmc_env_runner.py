@@ -14,6 +14,10 @@ Only the moves chosen greedily need Q-values: a position with a single legal mov
 DouDiZhu's positions) or an epsilon draw is not scored unless the learner reads the actor's Q, so the forward pass,
 which is most of an actor's time (docs/architecture.md, "Where an actor's time goes"), covers the greedy choices
 only. With ``gpu_inference`` the Q-modules live on the runner's GPU and the batched scoring runs there.
+
+With ``bidding`` (DouDiZhu's whole game, AlphaDou) the games bid first: each decision goes to the network of its
+bidding position or of its role (:mod:`~cardrl.algorithms.dmc.bidding`), the bids of a deal where all passed are
+labelled 0 when the engine deals again, and bidding explores at its own scheduled rate.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import torch
 
 from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
 from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
+from cardrl.algorithms.dmc.bidding import SeatDecisions, WholeGameDecisions, is_bid_module
 from cardrl.algorithms.dmc.centering import SeatReturnMean
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
@@ -130,6 +135,14 @@ class DMCEnvRunner(LockstepEnvRunner):
     def __init__(self, *, config, **kwargs):
         super().__init__(config=config, **kwargs)
         self.epsilon = float(config.epsilon)
+        self.decisions = SeatDecisions(self.agent_to_module)
+        self.bid_epsilon = 0.0
+        if getattr(config, "bidding", False):  # the whole game: bidding, then card play (bidding.py)
+            # the games bid; self.env keeps the roles as agents (RLlib's spaces, the modules' names)
+            self.envs = [config.make_env(bidding=True) for _ in range(self.num_envs)]
+            self.decisions = WholeGameDecisions(config.bid_networks)
+            self.bid_epsilon = config.bid_epsilon_schedule().value(0)
+            self._redeals = [0] * self.num_envs
         self.target_scale = config.target_scales()
         self.target_baseline = (SeatReturnMean(config.target_baseline_rate)
                                 if getattr(config, "target_baseline", None) == "seat_mean" else None)
@@ -190,6 +203,8 @@ class DMCEnvRunner(LockstepEnvRunner):
             self._coach_hands[i] = self.coach.encode_deal(self.config.game_spec, env.game)
         self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
+        if self.decisions.bidding:
+            self._redeals[i] = 0
 
     @torch.inference_mode()
     def sample(self, *, num_frames: int | None = None, weights=None, weights_seq_no: int = 0, **kwargs) -> dict:
@@ -202,6 +217,7 @@ class DMCEnvRunner(LockstepEnvRunner):
         schedules = kwargs.get("schedules") or {}
         self.oracle_lambda = float(schedules.get("oracle_lambda", self.oracle_lambda))
         self.coach_beta = float(schedules.get("coach_beta", self.coach_beta))
+        self.bid_epsilon = float(schedules.get("bid_epsilon", self.bid_epsilon))
         target = int(num_frames or self.config.rollout_fragment_length)
         start = time.perf_counter()
         out: dict[str, dict[str, list]] = defaultdict(lambda: defaultdict(list))
@@ -236,83 +252,109 @@ class DMCEnvRunner(LockstepEnvRunner):
 
         Per module: the waiting positions' observations, the epsilon draws, then one batched forward pass over the
         legal moves of the positions that choose greedily (of all positions when the actor's Q is kept), then the
-        steps, in the order of the games.
+        steps, in the order of the games. Which module decides, and what it reads, is ``self.decisions``'s
+        (bidding.py: the seat's module, or in the whole game the bidding position's or the role's).
         """
         waiting: dict[str, list] = defaultdict(list)  # module id -> [(env index, agent, legal)]
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
             legal = env.legal_moves()
-            if self.pruner is not None:  # ODMC: choose (greedy and epsilon alike) among the kept moves only
+            if self.pruner is not None and self.decisions.card_play(env):  # ODMC: choose among the kept moves
                 legal = self.pruner(env.unwrapped.game, legal)
-            waiting[self.agent_to_module[agent]].append((i, agent, legal))
+            waiting[self.decisions.module(env, agent)].append((i, agent, legal))
         frames = 0
-        rng, epsilon = self._rng, self.epsilon
         for mid, items in waiting.items():
-            envs = [self.envs[i] for i, _, _ in items]
-            obs = [env.observation_vector(agent) for env, (_, agent, _) in zip(envs, items)]
-            oracle = None
-            if self.oracle_mode is not None:  # the other hands times lambda (OADMCDou eq. 1)
-                oracle = [apply_lambda(oracle_block(env.game, env.game.current_player), self.oracle_lambda,
-                                       self.oracle_mode, rng) for env in envs]
-            choice = [-1] * len(items)  # the chosen move's index in legal; -1: greedy, to be scored
-            for k, (_, _, legal) in enumerate(items):
-                if len(legal) == 1:
-                    choice[k] = 0
-                elif rng.random() < epsilon:
-                    choice[k] = int(rng.integers(len(legal)))
-            scored = [k for k in range(len(items)) if self.score_every_move or choice[k] < 0]
-            feats: dict[int, np.ndarray] = {}
-            actor_q: dict[int, float] = {}
-            if scored:
-                for k in scored:
-                    feats[k] = envs[k].action_features(items[k][2])
-                with self.autocast:
-                    q, counts = score_flat(self.module[mid], np.stack([obs[k] for k in scored]),
-                                           [feats[k] for k in scored],
-                                           None if oracle is None else {ORACLE: np.stack([oracle[k] for k in scored])})
-                first, ties = greedy_choices(q, counts)
-                start = 0
-                for k, n, j, tie in zip(scored, counts.tolist(), first.tolist(), ties.tolist()):
-                    if choice[k] < 0:
-                        if tie:  # equal Q-values: greedy_index breaks the tie by the moves' strength
-                            game, legal = envs[k].game, items[k][2]
-                            j = greedy_index(q[start:start + n], lambda g=game, ids=legal: g.move_strength(ids))
-                        choice[k] = j
-                    actor_q[k] = float(q[start + choice[k]])
-                    start += n
-            for k, ((i, agent, legal), env) in enumerate(zip(items, envs)):
-                j = choice[k]
-                feat = feats[k][j] if k in feats else env.action_features(legal[j:j + 1])[0]
-                extras = self.aux_labels(env.game, env.game.current_player) if self.aux_labels else {}
-                if oracle is not None:
-                    extras = {**extras, ORACLE: oracle[k]}
-                self._labels[i].add(agent, (obs[k], feat, actor_q.get(k, 0.0), extras))
-                frames += self._step(i, agent, int(legal[j]), out)
+            frames += self._tick_module(mid, items, out)
         return frames
+
+    def _tick_module(self, mid: str, items: list, out) -> int:
+        """The waiting positions of module ``mid``: choose (epsilon-greedy, one forward pass) and step each."""
+        rng = self._rng
+        bidding = is_bid_module(mid) and self.decisions.bidding
+        epsilon = self.bid_epsilon if bidding else self.epsilon
+        envs = [self.envs[i] for i, _, _ in items]
+        obs = [self.decisions.observation(env, agent) for env, (_, agent, _) in zip(envs, items)]
+        blocks = [self.decisions.blocks(env) for env in envs]
+        if self.oracle_mode is not None and not bidding:  # the other hands times lambda (OADMCDou eq. 1)
+            for env, b in zip(envs, blocks):
+                b[ORACLE] = apply_lambda(oracle_block(env.game, env.game.current_player), self.oracle_lambda,
+                                         self.oracle_mode, rng)
+        choice = [-1] * len(items)  # the chosen move's index in legal; -1: greedy, to be scored
+        for k, (_, _, legal) in enumerate(items):
+            if len(legal) == 1:
+                choice[k] = 0
+            elif rng.random() < epsilon:
+                choice[k] = int(rng.integers(len(legal)))
+        scored = [k for k in range(len(items)) if self.score_every_move or choice[k] < 0]
+        feats: dict[int, np.ndarray] = {}
+        actor_q: dict[int, float] = {}
+        if scored:
+            for k in scored:
+                feats[k] = self.decisions.action_features(envs[k], items[k][2])
+            names = blocks[scored[0]].keys()
+            with self.autocast:
+                q, counts = score_flat(self.module[mid], np.stack([obs[k] for k in scored]),
+                                       [feats[k] for k in scored],
+                                       {n: np.stack([blocks[k][n] for k in scored]) for n in names} or None)
+            first, ties = greedy_choices(q, counts)
+            start = 0
+            for k, n, j, tie in zip(scored, counts.tolist(), first.tolist(), ties.tolist()):
+                if choice[k] < 0:
+                    if tie and not bidding:  # equal Q-values: greedy_index breaks the tie by the moves' strength
+                        game, legal = envs[k].game, items[k][2]
+                        j = greedy_index(q[start:start + n], lambda g=game, ids=legal: g.move_strength(ids))
+                    choice[k] = j
+                actor_q[k] = float(q[start + choice[k]])
+                start += n
+        frames = 0
+        for k, ((i, agent, legal), env) in enumerate(zip(items, envs)):
+            j = choice[k]
+            feat = feats[k][j] if k in feats else self.decisions.action_features(env, legal[j:j + 1])[0]
+            extras = self.aux_labels(env.game, env.game.current_player) if self.aux_labels else {}
+            self._labels[i].add(agent, (obs[k], feat, actor_q.get(k, 0.0), {**extras, **blocks[k]}, mid))
+            frames += self._step(i, agent, int(legal[j]), out)
+        return frames
+
+    def _emit(self, out, agent: str, trajectory: list, ret: float) -> int:
+        """The frames of ``agent`` in one segment, labelled with its return ``ret``, into each frame's module."""
+        by_module: dict[str, list] = defaultdict(list)
+        for t in trajectory:
+            by_module[t[4]].append(t)
+        for mid, frames in by_module.items():
+            cols = out[mid]
+            cols["obs"].append(np.stack([t[0] for t in frames]).astype(np.int8))  # small ints: 0/1, counts, -1
+            cols["action"].append(np.stack([t[1] for t in frames]).astype(np.uint8))
+            target = ret * self.target_scale.get(self.decisions.scale_key(agent, mid), 1.0)
+            if self.target_baseline is not None:  # centred on the seat's running mean (centering.py)
+                target = self.target_baseline.centre(agent, target)
+            cols["target"].append(np.full(len(frames), target, dtype=np.float32))
+            if self.score_every_move:
+                cols["actor_q"].append(np.array([t[2] for t in frames], dtype=np.float32))
+            for key in frames[0][3]:
+                cols[key].append(np.stack([t[3][key] for t in frames]))
+        return len(trajectory)
+
+    def _redealt(self, i: int, out) -> int:
+        """Everyone passed and the engine dealt again: the bidding frames so far are labelled 0 (AlphaDou)."""
+        game = self.envs[i].game
+        if game.redeals == self._redeals[i]:
+            return 0
+        self._redeals[i] = game.redeals
+        labels = self._labels[i]
+        trajectories, labels.trajectories = labels.trajectories, defaultdict(list)
+        return sum(self._emit(out, a, trajectory, 0.0) for a, trajectory in trajectories.items())
 
     def _step(self, i: int, agent: str, action: int, out) -> int:
         """Step game ``i``; label the frames of every segment whose payoffs became final (:class:`SegmentLabels`)."""
         env = self.envs[i]
         env.step(action)
-        frames = 0
+        frames = self._redealt(i, out) if self.decisions.bidding else 0
         sums = self._episode_sums[i]
         seen = self._labels[i].seen
         for a, trajectory, ret in self._labels[i].after_step(env):
             sums[a] = sums.get(a, 0.0) + ret
-            if not trajectory:
-                continue
-            cols = out[self.agent_to_module[a]]
-            cols["obs"].append(np.stack([t[0] for t in trajectory]).astype(np.int8))  # small ints: 0/1, counts, -1
-            cols["action"].append(np.stack([t[1] for t in trajectory]).astype(np.uint8))
-            target = ret * self.target_scale.get(a, 1.0)
-            if self.target_baseline is not None:  # centred on the seat's running mean (centering.py)
-                target = self.target_baseline.centre(a, target)
-            cols["target"].append(np.full(len(trajectory), target, dtype=np.float32))
-            if self.score_every_move:
-                cols["actor_q"].append(np.array([t[2] for t in trajectory], dtype=np.float32))
-            for key in trajectory[0][3]:
-                cols[key].append(np.stack([t[3][key] for t in trajectory]))
-            frames += len(trajectory)
+            if trajectory:
+                frames += self._emit(out, a, trajectory, ret)
         self._deals_done += self._labels[i].seen - seen
         if self._coach_hands[i] is not None and env.segments_done >= 1:  # the coach's label: who won the deal
             side = winning_side(env.segment_payoffs(0), self._scored)

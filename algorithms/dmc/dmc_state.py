@@ -66,7 +66,8 @@ class DMCCheckpointing(IdentityCheckedState):
                 "module_mapping": cfg.resolved_module_mapping(),
                 **({"coach_input": cfg.coach_input} if cfg.coach else {}),
                 "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
-                "kickers": dict(cfg.env_config or {}).get("kickers", "douzero")}
+                "kickers": dict(cfg.env_config or {}).get("kickers", "douzero"),
+                "bidding": bool(cfg.bidding)}
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
         """ValueError unless ``counters`` (a checkpoint's) agree with this algorithm's identity."""
@@ -76,7 +77,8 @@ class DMCCheckpointing(IdentityCheckedState):
         # the game's module mapping whatever the features, the coach reading card kinds
         older = {"opponent_model": None, "oracle": False, "coach": False,
                  "features": self.config.game_spec.default_features,
-                 "module_mapping": default_module_mapping(self.config.game_spec), "coach_input": "kinds"}
+                 "module_mapping": default_module_mapping(self.config.game_spec), "coach_input": "kinds",
+                 "bidding": False}
         diffs = identity_problems(self._identity(), counters, older)
         if diffs:
             raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")

@@ -143,5 +143,19 @@ class DMCSettings:
                                                "dip, docs/learning.md) (default: none, as DouZero)",
                                          choices=TARGET_BASELINES)
     target_baseline_rate: float = option(0.01, "target_baseline: the running mean's rate per deal", type=float)
+    bidding: bool = option(False, "the whole game of DouDiZhu: the landlord is decided by bidding, learned by "
+                                  "bidding Q-networks in the same DMC loop (AlphaDou; docs/bidding.md)")
+    bid_networks: str = option("per_position", "bidding Q-networks: per_position (one per position in the turn "
+                                               "order, AlphaDou's three) or shared (one, reading the position)",
+                               choices=("per_position", "shared"))
+    bid_epsilon: str = option("0.3:0.03:10000000", "bidding: the exploration rate of bidding decisions, "
+                                                   "START:END:FRAMES linear in frames trained (AlphaDou: 0.3 to "
+                                                   "0.03; the frames are cardrl's choice, docs/bidding.md)")
+    bid_frames_per_update: int | None = option(None, "bidding: frames per learner update of each bidding network "
+                                                     "(default: frames-per-update / 16, at least 32: a deal has one "
+                                                     "first-position bid and about 21 landlord moves, so bid_0 then "
+                                                     "updates about as often as the landlord network)", type=int)
+    bid_hidden_sizes: tuple[int, ...] | None = option(None, "bidding: hidden layer sizes of the bidding Q-networks' "
+                                                            "ReLU MLP (default: 256 256 256)", type=int, nargs="+")
     target_scale: dict | None = option(None, "agent -> factor from its payoff to its DMC target (default: the "
                                              "game's; DouDiZhu's landlord 0.5)", cli=False)

@@ -70,13 +70,19 @@ class QAgent(Agent):
     array}`` feeds the Q-network's input blocks (an oracle-guided network's trained block, lambda x the other hands:
     the agent then ``sees_hidden_cards`` and is handed oracle views, :func:`~cardrl.agents.base.agent_view`).
     Without them the blocks are zeros, what a deployed agent reads.
+
+    ``bid_modules`` (the bidding Q-networks of a whole-game checkpoint, by module id: ``bid_0`` .. ``bid_2`` or one
+    ``bid``) make it play the whole game of DouDiZhu (AlphaDou; docs/bidding.md): it ``bids``, choosing the bid of
+    highest Q over :func:`~cardrl.features.bidding.bid_state`, and its card-play networks read the input block of who
+    bid what (:func:`~cardrl.features.bidding.bid_block_of_view`). Without them ``bids`` is False.
     """
 
     name = "dmc"
 
     def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu", features: str | None = None,
                  name: str | None = None, move_filter: Callable[[Any, np.ndarray], np.ndarray] | None = None,
-                 input_blocks: Callable[[Any], Mapping[str, np.ndarray]] | None = None):
+                 input_blocks: Callable[[Any], Mapping[str, np.ndarray]] | None = None,
+                 bid_modules: Mapping[str, Any] | None = None):
         self.move_filter = move_filter
         self.input_blocks = input_blocks
         self.sees_hidden_cards = input_blocks is not None
@@ -87,24 +93,51 @@ class QAgent(Agent):
         self.modules = dict(modules)
         if name is not None:
             self.name = name
-        for module in self.modules.values():
+        self.bid_modules = dict(bid_modules or {})
+        self.bids = bool(self.bid_modules)
+        for module in (*self.modules.values(), *self.bid_modules.values()):
             if hasattr(module, "eval"):
                 module.eval()
 
+    def _blocks(self, view: Any) -> Mapping[str, np.ndarray] | None:
+        blocks = dict(self.input_blocks(view)) if self.input_blocks is not None else {}
+        if self.bids:
+            from cardrl.features.bidding import BID_BLOCK, bid_block_of_view
+
+            blocks[BID_BLOCK] = bid_block_of_view(view)
+        return blocks or None
+
+    def bid_q_values(self, view: Any, legal_moves) -> np.ndarray:
+        """Q of each legal bid (float32 ``(n,)``) for the bidder of a bidding-phase ``view``."""
+        from cardrl.features.bidding import bid_action_features, bid_module_id, bid_state_of_view
+
+        if not self.bids:
+            raise ValueError(f"{type(self).__name__} {self.name!r} has no bidding networks (its checkpoint was "
+                             f"trained with a fixed landlord): it plays the card-play phase only")
+        per_position = bid_module_id(0, True) in self.bid_modules
+        module = self.bid_modules[bid_module_id(len(view.bids), per_position)]
+        actions = bid_action_features(np.asarray(legal_moves, dtype=np.int64) - view.num_moves)
+        return module.q_values(bid_state_of_view(view), None, actions).cpu().numpy()
+
     def q_values(self, view: Any, legal_moves) -> np.ndarray:
         """Q of each legal move (float32 ``(n,)``) for the player of ``view``."""
+        if getattr(view, "phase", None) == "bid":
+            return self.bid_q_values(view, legal_moves)
         agent = view.role
         if agent is None:
             raise ValueError(f"{type(self).__name__} plays the card-play phase only: the view has no role yet "
                              f"(bidding)")
         state, history = self.features.split(self.features.encode_view(view), agent)
         actions = self.features.action_features(view, np.asarray(legal_moves, dtype=np.int64))
-        if self.input_blocks is None:
+        blocks = self._blocks(view)
+        if blocks is None:
             return self.modules[agent].q_values(state, history, actions).cpu().numpy()
-        return self.modules[agent].q_values(state, history, actions, self.input_blocks(view)).cpu().numpy()
+        return self.modules[agent].q_values(state, history, actions, blocks).cpu().numpy()
 
     def act(self, view: Any, legal_moves) -> int:
         legal = legal_ids(self, legal_moves)
+        if getattr(view, "phase", None) == "bid":  # a bid: never pruned; the first of equal Q-values (pass first)
+            return int(legal[int(np.argmax(self.q_values(view, legal)))])
         if self.move_filter is not None and len(legal) > 1:
             legal = np.asarray(self.move_filter(view, legal), dtype=np.int64)
         if len(legal) == 1:

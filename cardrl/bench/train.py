@@ -159,12 +159,14 @@ def bench_ours(game: str, seconds: float, num_env_runners: int = 1,
 # ---- DouZero ------------------------------------------------------------------------------------
 # ---- the benchmark ------------------------------------------------------------------------------------------------
 # How a variant's single option reads when off, for its ratio line ("prune=mcs vs no pruning"); else "plain DMC".
-_OPTION_OFF = {"prune": "no pruning", "opponent_model": "no opponent model"}
+_OPTION_OFF = {"prune": "no pruning", "opponent_model": "no opponent model", "bidding": "a fixed landlord"}
 
 
-def variant_options(prune: str | None = None, opponent_model: str | None = None) -> dict[str, Any]:
+def variant_options(prune: str | None = None, opponent_model: str | None = None,
+                    bidding: bool = False) -> dict[str, Any]:
     """The DMC training options of the variant that ``cardrl bench train``'s flags ask for (``{}``: none)."""
-    return {k: v for k, v in (("opponent_model", opponent_model), ("prune", prune)) if v is not None}
+    return {k: v for k, v in (("bidding", bidding or None), ("opponent_model", opponent_model), ("prune", prune))
+            if v is not None}
 
 
 def variant_name(options: Mapping[str, Any]) -> str:
@@ -308,15 +310,17 @@ def print_bench_train(result: dict[str, Any]) -> None:
 
 def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs] [--opponent-model
-    luo_tan|douzero_plus]``: prints the table and, when DouZero ran, the line ``vs douzero: R.Rx frames/s``, then
-    the variant's ratio line when ``--prune`` or ``--opponent-model`` asked for one. Returns 0."""
+    luo_tan|douzero_plus] [--bidding]``: prints the table and, when DouZero ran, the line ``vs douzero: R.Rx
+    frames/s``, then the variant's ratio line when ``--prune``, ``--opponent-model`` or ``--bidding`` asked for one.
+    Returns 0."""
     if args is None or not isinstance(args, argparse.Namespace):
         args = _parser().parse_args(args)
     result = bench_train(args.game, float(args.seconds), peers=not getattr(args, "no_peers", False),
                          num_env_runners=int(getattr(args, "num_env_runners", 1)),
                          douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
                          variant=variant_options(prune=getattr(args, "prune", None),
-                                                 opponent_model=getattr(args, "opponent_model", None)))
+                                                 opponent_model=getattr(args, "opponent_model", None),
+                                                 bidding=bool(getattr(args, "bidding", False))))
     print_bench_train(result)
     return 0
 
@@ -339,6 +343,10 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help=f"also measure DMC with an {_option_help('opponent_model')}, on the game's default "
                              f"features and their Q-network, and print its frames/s ratio to plain DMC (with "
                              f"--prune: one run with both)")
+    parser.add_argument("--bidding", action="store_true",
+                        help="also measure DMC on the whole game (bidding learned, docs/bidding.md) and print its "
+                             "frames/s ratio to DMC with a fixed landlord (with --prune or --opponent-model: one run "
+                             "with them)")
     return parser
 
 

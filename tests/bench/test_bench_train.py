@@ -337,3 +337,13 @@ def test_douzero_run_structure_and_summary(ours_only):
     assert len(summary) == 1 and re.fullmatch(r"vs douzero: \d+\.\dx frames/s", summary[0])
     table = bt.format_bench_train(result).splitlines()
     assert re.match(r"^douzero 1\.1\.0\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 actor\(s\) on cpu", table[4])
+
+
+def test_bidding_is_a_variant_measured_against_a_fixed_landlord():
+    args = bt._parser().parse_args(["doudizhu", "--bidding"])
+    assert bt.variant_options(args.prune, args.opponent_model, args.bidding) == {"bidding": True}
+    assert bt.variant_options(None, None, False) == {}
+    result = {"peers": {}, "ours": _run(1000.0, {}), "ours_variant": _run(900.0, {"bidding": True})}
+    assert bt.summary_lines(result) == ["bidding=True vs a fixed landlord: 0.90x frames/s"]
+    with pytest.raises(ValueError, match="variant bidding=True: .*big2 has no bidding phase"):
+        bt.check_variant("big2", {"bidding": True})

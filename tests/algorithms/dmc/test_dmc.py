@@ -101,8 +101,8 @@ def test_bad_configs_fail_fast_with_clear_messages():
     if torch.cuda.device_count() == 0:
         with pytest.raises(ValueError, match="GPU"):
             DMCConfig().learners(num_learners=2, num_gpus_per_learner=1).validate()
-    with pytest.raises(ValueError, match="bidding"):
-        DMCConfig().game("doudizhu", bidding=True).validate()
+    with pytest.raises(ValueError, match="bidding=True: big2 has no bidding phase"):
+        DMCConfig().game("big2", bidding=True).validate()
 
 
 def test_mismatched_or_corrupt_checkpoint_is_refused(ray_local, tmp_path):
@@ -158,7 +158,8 @@ def test_runner_labels_a_deal_the_landlord_wins_in_one_move():
     env._legal = None
     move = env.table.id_of("3334445556667779TJQK")
     assert move in env.legal_moves()
-    runner._labels[0].add("landlord", (env.observation_vector("landlord"), env.action_features([move])[0], 0.0, {}))
+    runner._labels[0].add("landlord", (env.observation_vector("landlord"), env.action_features([move])[0], 0.0, {},
+                                       "landlord"))
     out = defaultdict(lambda: defaultdict(list))
     assert runner._step(0, "landlord", move, out) == 1
     assert runner._episode_returns[-1] == {"landlord": 2.0, "landlord_down": -1.0, "landlord_up": -1.0}
