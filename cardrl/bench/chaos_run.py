@@ -140,9 +140,10 @@ class WatchedRun:
         frames = self.watch.frames
         line = (f"[{self.label} {now:6.0f}s] frames {frames:,} | faults {len(self.faults)}/{len(self.plan)} "
                 f"(runner {counts['runner']}, driver {counts['driver']}, checkpoint {counts['checkpoint']})")
-        recent = [o for o in self.watch.observations if o.t >= now - 120 and o.rose]
+        recent = [o for o in self.watch.observations if o.t >= now - 120]
         if self.target_frames and len(recent) >= 2 and recent[-1].t > recent[0].t:
-            rate = (recent[-1].frames - recent[0].frames) / (recent[-1].t - recent[0].t)
+            # frames gained over the last two minutes; a resume's step back is not a loss of speed
+            rate = sum(b.frames - a.frames for a, b in zip(recent, recent[1:]) if b.rose) / (now - recent[0].t)
             if rate > 0:
                 line += f" | ETA {max(0, self.target_frames - frames) / rate / 60:.1f} min"
         elif self.duration_s and not self.target_frames:
@@ -163,6 +164,7 @@ class WatchedRun:
                 or not any(o.t > since and o.rose for o in self.watch.observations[-5:]):
             return
         planned, kind = self.plan[self._next]
+        self.watch.poll(now)  # a record written just before the fault is stamped before it
         fault = {"kind": kind, "planned_s": planned, "frames_at": self.watch.frames,
                  "restarts_at": self._last("env_runner_restarts")}
         if kind == "runner":
@@ -187,8 +189,10 @@ class WatchedRun:
         self.say(f"[{self.label} {fault['t']:6.0f}s] fault: {self._fault_text(fault)}", flush=True)
 
     def _kill_and_resume(self, fault: dict[str, Any]) -> None:
-        fault["t"] = self._now()
+        self.watch.poll(self._now())
+        fault.update(t=self._now(), frames_at=self.watch.frames)
         fault["left_behind"] = self.driver.kill_driver()
+        self.watch.poll(fault["t"])  # what the dead driver wrote, it wrote before the fault
         path, frames = checkpoint_frames(self.out)
         fault.update(expected_checkpoint=str(path) if path else None, expected_frames=frames)
         self._launch(resume=True)
