@@ -6,6 +6,7 @@ outcomes, the strength comparison, the soak's series)."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from hypothesis import given
@@ -174,3 +175,29 @@ def test_fault_outcomes_and_strength_comparison():
                            {"eval": {"random": ev(0.6, 0.45, 0.75), "rule": ev(-0.2, -0.4, 0.0)}})
     assert cmp["random"]["difference"] == pytest.approx(-0.1) and cmp["random"]["inside"]
     assert "chaos" not in cmp["rule"]
+
+
+def test_a_record_the_dying_driver_wrote_counts_before_the_fault(tmp_path, monkeypatch):
+    """Regression: the run loop writes an iteration's record, then its checkpoint; a driver killed during that write
+    had its last record stamped after the fault, and the torn checkpoint's recovery read 5.7 s."""
+    from cardrl.bench.chaos_run import WatchedRun
+
+    path = tmp_path / "progress.jsonl"
+    path.write_text(json.dumps(_rec(1, 100)) + "\n")
+
+    class DyingDriver:
+        def kill_driver(self):
+            return []
+
+    run = WatchedRun(["train"], tmp_path, plan=[(1.0, "checkpoint")], say=lambda *a, **k: None)
+    monkeypatch.setattr(run, "_launch", lambda resume: None)
+    run.ray_tmpdir.rmdir()
+    run.t0, run.driver, run._launched_at = time.time() - 1.0, DyingDriver(), 0.0
+    run.watch.poll(0.5)
+    with path.open("a") as f:  # written by the driver just before the kill, not yet polled
+        f.write(json.dumps(_rec(2, 200)) + "\n")
+    fault = {"kind": "checkpoint"}
+    run._kill_and_resume(fault)
+    run.watch.poll(run._now())  # the loop's next poll, the new driver not yet training
+    assert fault["frames_at"] == 200
+    assert time_to_recover(run.watch.observations, fault["t"], 100) is None  # no record after the fault yet
