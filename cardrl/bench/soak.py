@@ -34,10 +34,16 @@ from cardrl.bench.reliability import growth, least_squares
 from cardrl.bench.run_processes import gcs_address, object_store, rss_by_process
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["Sampler", "series_of", "summarise_soak", "format_soak", "plot_soak", "run_soak", "add_soak_arguments",
+__all__ = ["Sampler", "in_training", "series_of", "summarise_soak", "format_soak", "plot_soak", "run_soak", "add_soak_arguments",
            "main_bench_soak"]
 
 GOAL_PCT_PER_H = 1.0
+
+
+def in_training(roles: set[str], last_record: dict) -> bool:
+    """Whether a sample of these process roles is one of a run in training: its Ray is up (GCS server and raylet)
+    and its final record not yet written (a run shutting down frees its processes one by one)."""
+    return {"gcs_server", "raylet", "driver"} <= roles and not last_record.get("final")
 
 
 class Sampler:
@@ -52,7 +58,7 @@ class Sampler:
         if self.samples and now - self.samples[-1]["t"] < self.every_s or not run.watch.records:
             return
         processes = rss_by_process(run.driver.pid)
-        if not processes:
+        if not in_training({row["role"] for row in processes}, run.watch.records[-1]):
             return
         if self._address[0] != run.driver.pid or self._address[1] is None:
             self._address = (run.driver.pid, gcs_address(run.driver.pid))

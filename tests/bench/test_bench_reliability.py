@@ -17,7 +17,7 @@ from cardrl.bench.chaos_run import parse_resumed
 from cardrl.bench.reliability import (Observation, ProgressWatch, fault_plan, growth, least_squares, longest_stall,
                                       new_records, stalled_for, time_to_recover)
 from cardrl.bench.run_processes import parse_object_store, role_of
-from cardrl.bench.soak import summarise_soak
+from cardrl.bench.soak import in_training, summarise_soak
 
 
 # ---- the schedule --------------------------------------------------------------------------------------------------
@@ -201,3 +201,12 @@ def test_a_record_the_dying_driver_wrote_counts_before_the_fault(tmp_path, monke
     run.watch.poll(run._now())  # the loop's next poll, the new driver not yet training
     assert fault["frames_at"] == 200
     assert time_to_recover(run.watch.observations, fault["t"], 100) is None  # no record after the fault yet
+
+
+def test_a_soak_samples_only_a_run_in_training():
+    """Regression: the soak's 45 s run took its last sample while shutting down (only the driver and two Ray
+    daemons left, no object store), which bent every slope."""
+    running = {"driver", "gcs_server", "raylet", "env_runner", "DashboardAgent"}
+    assert in_training(running, _rec(5, 500))
+    assert not in_training({"driver", "dashboard", "log_monitor", "monitor"}, _rec(5, 500))
+    assert not in_training(running, {**_rec(5, 500), "final": True})
