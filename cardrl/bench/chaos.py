@@ -121,7 +121,8 @@ def format_chaos(report: dict) -> str:
 
 def _run_summary(run: WatchedRun | None, out: Path | None, wall_s: float | None) -> dict[str, Any]:
     final = run.final_record() if run is not None else (_final_of(out) if out is not None else None)
-    summary = {"dir": None if out is None else str(out), "frames": (final or {}).get("frames_trained"), "time_s": (final or {}).get("time_s"),
+    summary = {"dir": None if out is None else str(out), "frames": (final or {}).get("frames_trained"),
+               "time_s": (final or {}).get("time_s"),
                "wall_s": wall_s, "restarts": (final or {}).get("env_runner_restarts"),
                "samples_lost": (final or {}).get("env_runner_samples_lost"), "eval": (final or {}).get("eval"),
                "driver_launches": run.driver_launches if run else None, "longest_stall_s": None}
@@ -236,7 +237,8 @@ def add_chaos_arguments(parser: argparse.ArgumentParser) -> None:
                              "of training one")
     parser.add_argument("--frames", type=int, default=None,
                         help="no undisturbed run: the chaos run trains this many frames (no strength comparison)")
-    parser.add_argument("--seed", type=int, default=0, help="both runs' seed: their deals and evaluation deals (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="both runs' seed: their deals and evaluation deals (default 0)")
     parser.add_argument("--eval-deals", type=int, default=200, help="final evaluation deals (default 200)")
     parser.add_argument("--against", nargs="+", default=None,
                         help="baselines of the final evaluation (default: random and the game's rule agent)")

@@ -34,8 +34,8 @@ from cardrl.bench.reliability import growth, least_squares
 from cardrl.bench.run_processes import gcs_address, object_store, rss_by_process
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["Sampler", "in_training", "series_of", "summarise_soak", "format_soak", "plot_soak", "run_soak", "add_soak_arguments",
-           "main_bench_soak"]
+__all__ = ["Sampler", "in_training", "series_of", "summarise_soak", "format_soak", "plot_soak", "run_soak",
+           "add_soak_arguments", "main_bench_soak"]
 
 GOAL_PCT_PER_H = 1.0
 

@@ -142,7 +142,8 @@ def test_soak_summary_leaves_out_the_warmup_and_gives_the_slope_per_deals():
 # ---- the commands' pure parts ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize("cmdline, role", [
     (["ray::DMCEnvRunner.sample"], "env_runner"), (["ray::DMCEnvRunner"], "env_runner"),
-    (["ray::DMCLearner.update"], "learner"), (["ray::IDLE"], "idle_worker"), (["ray::DashboardAgent"], "DashboardAgent"),
+    (["ray::DMCLearner.update"], "learner"), (["ray::IDLE"], "idle_worker"),
+    (["ray::DashboardAgent"], "DashboardAgent"),
     (["/x/ray/core/src/ray/gcs/gcs_server", "--gcs_server_port=0"], "gcs_server"),
     (["/x/ray/core/src/ray/raylet/raylet", "--gcs-address=1.2.3.4:5"], "raylet"),
     (["python", "-u", "/x/ray/_private/log_monitor.py", "--x"], "log_monitor"),
