@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from cardrl import run_dir as files
-from cardrl.algorithms.training.settings import parse_duration
+from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import fault_plan, longest_stall, time_to_recover

@@ -35,6 +35,9 @@ __all__ = ["WatchedRun", "checkpoint_frames", "parse_resumed"]
 
 _RESUMED = re.compile(r"resumed from (\S+): iteration (\d+), frames ([\d,]+)")
 _FRESH = "has no complete checkpoint; starting a fresh run"
+# DMC's checkpoint completion marker, written last with every file's size and the counters (docs/operations.md,
+# "Checkpoints")
+MARKER = "cardrl_checkpoint.json"
 
 
 def parse_resumed(output: str) -> tuple[str, int] | None:
@@ -46,17 +49,20 @@ def parse_resumed(output: str) -> tuple[str, int] | None:
     return ("", 0) if _FRESH in output else None
 
 
+def _complete(path: Path) -> None:
+    if not (path / MARKER).is_file():
+        raise ValueError(f"no completion marker {MARKER}")
+
+
 def checkpoint_frames(out: Path) -> tuple[Path | None, int]:
-    """The newest complete checkpoint of run directory ``out`` (what ``--resume`` must go on from) and its frames
-    trained; ``(None, 0)`` when there is none."""
+    """The newest checkpoint of run directory ``out`` with its completion marker (what ``--resume`` must go on
+    from) and its frames trained; ``(None, 0)`` when there is none."""
     import json
 
-    from cardrl.algorithms.dmc.checkpoints import MANIFEST, verify_checkpoint
-
-    path = files.latest_checkpoint(out, verify_checkpoint)
+    path = files.latest_checkpoint(out, _complete)
     if path is None:
         return None, 0
-    info = json.loads((path / MANIFEST).read_text()).get("info", {})
+    info = json.loads((path / MARKER).read_text()).get("info", {})
     return path, int(info.get("frames_trained") or 0)
 
 
@@ -178,9 +184,7 @@ class WatchedRun:
             if not tmp.is_dir() or not self._has_complete_checkpoint:  # a write over a complete one is cut short
                 self._has_complete_checkpoint = checkpoint_frames(self.out)[0] is not None
                 return
-            from cardrl.algorithms.dmc.checkpoints import MANIFEST
-
-            fault["torn"] = not (tmp / MANIFEST).is_file()  # killed before its completion marker
+            fault["torn"] = not (tmp / MARKER).is_file()  # killed before its completion marker
             self._kill_and_resume(fault)
         else:
             self._kill_and_resume(fault)

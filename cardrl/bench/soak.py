@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
-from cardrl.algorithms.training.settings import parse_duration
+from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import growth, least_squares
