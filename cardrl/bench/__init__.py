@@ -13,6 +13,11 @@
   (:mod:`cardrl.bench.scale_model`, docs/scaling.md);
 * :mod:`cardrl.bench.learning`: ``cardrl bench learning GAME``, which DMC variant learns fastest: resumable runs per
   (variant, seed), curves pooled over seeds, time to ADP > 0 against each baseline (docs/learning.md);
+* :mod:`cardrl.bench.chaos`: ``cardrl bench chaos GAME``, DMC under env-runner kills, driver kills with ``--resume``
+  and an interrupted checkpoint write, beside an undisturbed run (:mod:`cardrl.bench.chaos_run`: the watched run and
+  its faults; :mod:`cardrl.bench.run_processes`: its processes; :mod:`cardrl.bench.reliability`: the arithmetic);
+* :mod:`cardrl.bench.soak`: ``cardrl bench soak GAME``, every process's memory, the object store and the buffers of
+  a long run, their growth per hour and projected to 24 hours;
 * :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).
 
 Modules depend on :mod:`~cardrl.bench.common` and the registry only (``env`` loads ``peers_<game>`` when it measures

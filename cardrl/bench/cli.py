@@ -1,4 +1,5 @@
-"""``cardrl bench env|mcs|train|scale|learning GAME``: the benchmark subcommands of the ``cardrl`` command line.
+"""``cardrl bench env|mcs|train|scale|learning|chaos|soak GAME``: the benchmark subcommands of the ``cardrl``
+command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
 a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
@@ -73,6 +74,30 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                               "frames/s (learning.md, results.json, learning.png; e.g. cardrl bench "
                                               "learning doudizhu --variants dmc odmc --seeds 3 --frames 2000000).")
     add_learning_arguments(learning)
+
+    from cardrl.bench.chaos import add_chaos_arguments
+
+    chaos = targets.add_parser("chaos", help="DMC under faults: env runners and the driver killed, a checkpoint write "
+                                             "interrupted; recovery times and final strength beside an undisturbed run",
+                               description="Trains an undisturbed DMC run for --duration, then a run to the same "
+                                           "frames while env runners are SIGKILLed, the driver is SIGKILLed and "
+                                           "resumed, and a checkpoint write is cut short; reports frames over time, "
+                                           "restarts, lost samples, time to recover and both runs' final scores "
+                                           "(chaos.md, chaos.json; exit 1 on a stall or a failed resume; "
+                                           "docs/operations.md; e.g. cardrl bench chaos doudizhu --duration 60m "
+                                           "--kill-runner-every 5m --kill-driver-at 20m 40m).")
+    add_chaos_arguments(chaos)
+
+    from cardrl.bench.soak import add_soak_arguments
+
+    soak = targets.add_parser("soak", help="a long DMC run sampling every process's memory, the object store and the "
+                                           "buffers: growth in MB per hour and projected to 24 h",
+                              description="Trains DMC for --duration and samples, every --every, the RSS of every "
+                                          "process of the run, the object store in use and DMC's buffers; reports "
+                                          "each one's least-squares slope (MB/h, %%/h of its size) and its figure "
+                                          "at 24 h (soak.md, soak.json, soak.png; docs/operations.md; e.g. cardrl "
+                                          "bench soak doudizhu --duration 2h).")
+    add_soak_arguments(soak)
     return bench
 
 
@@ -124,4 +149,12 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.learning import main_bench_learning
 
         return main_bench_learning(args)
-    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning")
+    if args.target == "chaos":
+        from cardrl.bench.chaos import main_bench_chaos
+
+        return main_bench_chaos(args)
+    if args.target == "soak":
+        from cardrl.bench.soak import main_bench_soak
+
+        return main_bench_soak(args)
+    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning, chaos, soak")
