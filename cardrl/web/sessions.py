@@ -36,6 +36,7 @@ class AgentRunner:
         self.timeout_s = float(timeout_s)
         self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardrl-agent")
         self._shared: dict[tuple, Agent] = {}
+        self._loading: dict[tuple, asyncio.Future] = {}
 
     async def call(self, what: str, fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> Any:
         limit = self.timeout_s if timeout_s is None else timeout_s
@@ -51,17 +52,29 @@ class AgentRunner:
 
     async def agent(self, spec: str, game: str, options: dict[str, Any], seed: int) -> Agent:
         """The agent of ``spec``. Agents without per-deal state (their class keeps :meth:`Agent.reset`) are built once
-        and shared: a checkpoint is loaded once for every session."""
-        from cardrl.eval.agents import build_agent
-
+        and shared: a checkpoint is loaded once for every session, and requests that ask for it while it loads wait
+        for that one load."""
         key = (spec, game, tuple(sorted(options.items())))
         if key in self._shared:
             return self._shared[key]
-        agent = await self.call(f"loading agent {spec!r}", build_agent, spec, game, options, seed,
-                                timeout_s=max(self.timeout_s, 120.0))
+        loading = self._loading.get(key)
+        if loading is not None:  # wait for that load; an agent with per-deal state is then built for this request
+            await asyncio.wait([loading])
+            return self._shared[key] if key in self._shared else await self._build(spec, game, options, seed)
+        loading = self._loading[key] = asyncio.ensure_future(self._build(spec, game, options, seed))
+        try:
+            agent = await loading
+        finally:
+            self._loading.pop(key, None)
         if type(agent).reset is Agent.reset:
             self._shared[key] = agent
         return agent
+
+    async def _build(self, spec: str, game: str, options: dict[str, Any], seed: int) -> Agent:
+        from cardrl.eval.agents import build_agent
+
+        return await self.call(f"loading agent {spec!r}", build_agent, spec, game, options, seed,
+                               timeout_s=max(self.timeout_s, 120.0))
 
     def close(self) -> None:
         self.pool.shutdown(wait=False, cancel_futures=True)

@@ -8,7 +8,15 @@ function esc(text) {
   return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
+let pending = 0;
+
 async function api(method, path, body) {
+  pending += 1;
+  $("busy").hidden = false;
+  try { return await request(method, path, body); } finally { pending -= 1; $("busy").hidden = pending === 0; }
+}
+
+async function request(method, path, body) {
   const options = { method, headers: {} };
   if (body !== undefined) { options.headers["Content-Type"] = "application/json"; options.body = JSON.stringify(body); }
   const response = await fetch(path, options);
@@ -37,7 +45,7 @@ function cardHTML(token) {
     return `<span class="c${red ? " red" : ""}${m[3] ? " wild" : ""}" title="${esc(token)}">${rank}${symbol}</span>`;
   }
   if (token === "BJ" || token === "RJ") {
-    return `<span class="c joker${token === "RJ" ? " red" : ""}" title="${token === "RJ" ? "red" : "black"} joker">${token === "RJ" ? "Joker" : "joker"}</span>`;
+    return `<span class="c joker${token === "RJ" ? " red" : ""}" title="${token === "RJ" ? "red" : "black"} joker">${token}</span>`;
   }
   if (/^[3-9TJQKA2BR]+$/.test(token)) {  // DouDiZhu: ranks without suits, B and R the jokers
     return [...token].map((ch) => ch === "B" || ch === "R" ? cardHTML(ch + "J")
@@ -175,9 +183,9 @@ function renderPlay() {
   const s = play.state;
   const agents = {}; Object.entries(s.seats_agents).forEach(([k, v]) => { agents[k] = v; }); agents[s.seat] = "you";
   $("play-view").hidden = false;
-  $("play-info").textContent = `${s.game}, deal seed ${s.seed}; you are seat ${s.seat}.` + (s.failed ? ` Stopped: ${s.failed}` : "")
+  $("play-info").textContent = `${gameInfo(s.game).title}, deal seed ${s.seed}; you are seat ${s.seat}.` + (s.failed ? ` Stopped: ${s.failed}` : "")
     + (s.your_turn ? " Your turn." : "");
-  $("play-table").innerHTML = seatsHTML(s, agents) + (s.to_beat ? `<div class="status">to beat: ${cardsHTML(s.to_beat)}</div>` : "");
+  $("play-table").innerHTML = seatsHTML(s, agents) + (s.to_beat && !s.over ? `<div class="status">to beat: ${cardsHTML(s.to_beat)}</div>` : "");
   $("play-moves-box").hidden = !s.your_turn;
   const filter = $("play-filter").value.toLowerCase();
   $("play-moves").innerHTML = s.legal.filter((m) => !filter || m.text.toLowerCase().includes(filter))
