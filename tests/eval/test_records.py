@@ -131,3 +131,29 @@ def test_unreadable_record_files_name_the_file(tmp_path, capsys):
     assert "not JSON" in capsys.readouterr().err
     assert main(["eval", "big2", "--league", "rule", "random", "--save-games", str(tmp_path)]) == 2
     assert "--save-games does not apply" in capsys.readouterr().err
+
+
+def test_a_masked_ppo_agent_records_its_policys_probabilities():
+    import gymnasium as gym
+
+    from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
+    from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
+    from cardrl.envs import make_env
+    from cardrl.envs.rllib import RLlibMultiAgentEnv
+
+    env = RLlibMultiAgentEnv(make_env("big2"))
+    agent_name = env.possible_agents[0]
+    obs_space, act_space = env.observation_spaces[agent_name], env.action_spaces[agent_name]
+    assert isinstance(obs_space, gym.spaces.Dict)
+    module = MaskedActionEmbeddingModule(observation_space=obs_space, action_space=act_space,
+                                         model_config={"hidden_sizes": (8,), "embedding_dim": 4})
+    agent = MaskedPPOAgent({a: module for a in env.possible_agents}, "big2")
+    game = get_game("big2").make_engine().reset(3)
+    while len(game.legal_moves()) < 3:
+        game.step(int(game.legal_moves()[0]))
+    view, legal = game.view(game.current_player), game.legal_moves()
+    ids, probs = agent.move_values(view, legal)
+    assert list(ids) == list(legal) and probs.sum() == pytest.approx(1.0) and (probs > 0).all()
+    assert agent.act(view, legal) == int(ids[np.argmax(probs)])  # the most probable move, as act plays it
+    entry = decision_values(agent, view, legal, top=2)
+    assert entry["kind"] == "prob" and [m[0] for m in entry["moves"]] == [int(i) for i in ids[np.argsort(-probs)[:2]]]
