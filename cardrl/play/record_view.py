@@ -17,7 +17,15 @@ __all__ = ["is_record_path", "record_lines", "main_replay"]
 
 def is_record_path(text: str) -> bool:
     """Whether ``--replay``'s value names a record file (a ``.json`` path) rather than comma-separated ids."""
-    return text.strip().lower().endswith(".json") or Path(text).is_file()
+    text = text.strip()
+    if text.lower().endswith(".json"):
+        return True
+    if "," in text or text.isdigit():  # action ids
+        return False
+    try:
+        return Path(text).is_file()
+    except OSError:  # a name too long for the file system
+        return False
 
 
 def _values_text(notation: Any, game: Any, entry: dict[str, Any] | None) -> str:
