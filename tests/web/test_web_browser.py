@@ -56,13 +56,17 @@ def _open(driver, server, page):
     _wait(driver, lambda d: len(_by_id(d, "play-game").find_elements("tag name", "option")) == 3)
 
 
+def _load_record(driver, server, name, title):
+    _open(driver, server, "replay")
+    _wait(driver, lambda d: name in _by_id(d, "replay-record").text)
+    _select(driver, "replay-record", name)
+    _by_id(driver, "replay-load").click()
+    _wait(driver, lambda d: _by_id(d, "replay-title").text.startswith(title))
+
+
 @pytest.mark.slow
 def test_replay_a_guandan_match_to_its_end(browser, server, shots):
-    _open(browser, server, "replay")
-    _wait(browser, lambda d: "guandan_0000_a-team-0.json" in _by_id(d, "replay-record").text)
-    _select(browser, "replay-record", "guandan_0000_a-team-0.json")
-    _by_id(browser, "replay-load").click()
-    _wait(browser, lambda d: _by_id(d, "replay-title").text.startswith("GuanDan"))
+    _load_record(browser, server, "guandan_0000_a-team-0.json", "GuanDan")
     seats = browser.find_elements("css selector", "#replay-table .seat")
     assert len(seats) == 4 and all(s.find_elements("css selector", ".hand .c") for s in seats)  # every hand shown
     for _ in range(3):
@@ -80,11 +84,7 @@ def test_replay_a_guandan_match_to_its_end(browser, server, shots):
 
 
 def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
-    _open(browser, server, "replay")
-    _wait(browser, lambda d: "doudizhu_0000_a-landlord.json" in _by_id(d, "replay-record").text)
-    _select(browser, "replay-record", "doudizhu_0000_a-landlord.json")
-    _by_id(browser, "replay-load").click()
-    _wait(browser, lambda d: _by_id(d, "replay-title").text.startswith("DouDiZhu"))
+    _load_record(browser, server, "doudizhu_0000_a-landlord.json", "DouDiZhu")
     table = _by_id(browser, "replay-table").text
     assert "Q of the top moves" in table
     assert browser.find_elements("css selector", "#replay-table .values tr.chosen")
