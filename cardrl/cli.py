@@ -1,4 +1,4 @@
-"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``plot``, ``report``, ``bench``.
+"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``serve``, ``plot``, ``report``, ``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -93,6 +93,11 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play a deal against agents in the terminal")
     play.add_argument("game", choices=games, help="the game to play")
     add_play_arguments(play)
+    from cardrl.web.cli import add_serve_arguments
+
+    serve = sub.add_parser("serve", help="a local web app: replays with the agents' values, two agents on one deal, "
+                                         "play against any agent, runs' curves (docs/web.md)")
+    add_serve_arguments(serve)
     from cardrl.algorithms.tune.arguments import add_tune_arguments
 
     tune = sub.add_parser("tune", help="Ray Tune sweep of DMC options from a space file, ranked on evaluation ADP")
@@ -211,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
         from cardrl.play import main_play
 
         return main_play(args)
+    if args.command == "serve":
+        from cardrl.web.cli import main_serve
+
+        return main_serve(args)
     return 2
 
 

@@ -52,19 +52,34 @@ class MaskedPPOAgent(Agent):
     def reset(self, seed: int) -> None:
         self._rng = np.random.default_rng(seed)
 
-    def act(self, view: Any, legal_moves) -> int:
+    value_kind = "prob"  # what move_values gives (game records, cardrl serve's hints)
+
+    def _logits(self, view: Any, legal: np.ndarray):
         import torch
 
-        legal = legal_ids(self, legal_moves)
-        if len(legal) == 1:
-            return int(legal[0])
         module = self.modules[view.role]
         mask = torch.zeros(1, self.num_actions, dtype=torch.int8)
         mask[0, torch.from_numpy(legal)] = 1
         obs = torch.from_numpy(self.features.encode_view(view)[None])
         with torch.no_grad():
             embeddings = module.trunk(obs)
-            logits = module.masked_logits(embeddings, mask)[0, torch.from_numpy(legal)].double()
+            return module.masked_logits(embeddings, mask)[0, torch.from_numpy(legal)].double()
+
+    def move_values(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
+        """``(legal ids, the policy's probability of each)``."""
+        import torch
+
+        legal = legal_ids(self, legal_moves)
+        probs = torch.softmax(self._logits(view, legal), dim=0).numpy()
+        return legal, probs / probs.sum()
+
+    def act(self, view: Any, legal_moves) -> int:
+        import torch
+
+        legal = legal_ids(self, legal_moves)
+        if len(legal) == 1:
+            return int(legal[0])
+        logits = self._logits(view, legal)
         if not self.sample:
             return int(legal[int(torch.argmax(logits))])
         probs = torch.softmax(logits, dim=0).numpy()

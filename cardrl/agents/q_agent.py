@@ -78,6 +78,7 @@ class QAgent(Agent):
     """
 
     name = "dmc"
+    value_kind = "q"  # what move_values gives (game records, cardrl serve's hints)
 
     def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu", features: str | None = None,
                  name: str | None = None, move_filter: Callable[[Any, np.ndarray], np.ndarray] | None = None,
@@ -133,6 +134,13 @@ class QAgent(Agent):
         if blocks is None:
             return self.modules[agent].q_values(state, history, actions).cpu().numpy()
         return self.modules[agent].q_values(state, history, actions, blocks).cpu().numpy()
+
+    def move_values(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
+        """``(ids, Q)`` of the moves the agent chooses among (the legal moves its ``move_filter`` keeps)."""
+        legal = legal_ids(self, legal_moves)
+        if self.move_filter is not None and len(legal) > 1:
+            legal = np.asarray(self.move_filter(view, legal), dtype=np.int64)
+        return legal, self.q_values(view, legal)
 
     def act(self, view: Any, legal_moves) -> int:
         legal = legal_ids(self, legal_moves)

@@ -44,6 +44,12 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                         help="Ray tasks at a time (0: play in this process) (default: %(default)s)")
     parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task (default: automatic)")
     parser.add_argument("--out", default=None, type=path_arg, help="with --league: write PREFIX.md and PREFIX.csv")
+    parser.add_argument("--save-games", default=None, type=path_arg, metavar="DIR",
+                        help="with --a/--b: write the first --save-games-count deals (matches) of every arrangement "
+                             "as game records with the agents' values to DIR (docs/records.md; cardrl serve and "
+                             "cardrl play --replay FILE read them)")
+    parser.add_argument("--save-games-count", type=int, default=10, metavar="N",
+                        help="deals (matches) that --save-games writes (default: %(default)s)")
     parser.add_argument("--max-deals", type=int, default=None,
                         help="GuanDan: cut every match after this many deals (default: play until a team wins)")
 
@@ -88,6 +94,10 @@ def _run(args: argparse.Namespace) -> int:
         raise ValueError("--a needs --b (the opponent's agent spec)")
     if args.league is None:
         _refuse(args, ["out"], "--out writes a league's tables; use it with --league")
+    else:
+        _refuse(args, ["save_games"], "--save-games records the games of --a against --b")
+    if args.save_games_count < 1:
+        raise ValueError(f"--save-games-count must be >= 1, got {args.save_games_count}")
     options = _rule_options(args, spec)
     if spec.protocol.unit == "match":
         return _run_matches(args, spec, options)
@@ -97,7 +107,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _run_deals(args: argparse.Namespace, spec, options: dict) -> int:
     from cardrl.eval.deals import generate_deals, load_deals
-    from cardrl.eval.protocols import bids
+    from cardrl.eval.protocols import bids, protocol_for
     from cardrl.eval.tournament import run_league, run_tournament
 
     if args.bidding:
@@ -126,6 +136,7 @@ def _run_deals(args: argparse.Namespace, spec, options: dict) -> int:
         result = run_tournament(args.a, args.b, deals, spec.name, num_workers=args.workers,
                                 chunk_size=args.chunk_size)
         print(result.table())
+        _save_games(args, spec, protocol_for(spec.name).normalise_options(deals.options), deals.seeds)
     else:
         league = run_league(args.league, deals, spec.name, num_workers=args.workers, chunk_size=args.chunk_size)
         _print_league(args, league.markdown(), league.csv())
@@ -163,7 +174,7 @@ def _run_whole_game(args: argparse.Namespace, deals) -> None:
 def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
     """Whole matches, each played once per arrangement with the teams swapped (``--deals`` = number of matches)."""
     from cardrl.eval.agents import build_agent
-    from cardrl.eval.matches import run_matches
+    from cardrl.eval.matches import match_seeds, run_matches
 
     _refuse(args, ["league", "deal_file", "save_deals", "chunk_size", "bidding"],
             f"{spec.title} is evaluated in whole seeded matches; use --a, --b, --deals (matches), --seed, "
@@ -177,4 +188,21 @@ def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
     print(result.table())
     elapsed = time.perf_counter() - start
     print(f"\n{result.games} matches in {elapsed:.1f} s ({args.workers} worker(s))")
+    _save_games(args, spec, spec.full_options({**options, "max_deals": args.max_deals}),
+                match_seeds(args.seed, args.deals if args.deals is not None else 100), (args.seed, args.seed + 1))
     return 0
+
+
+def _save_games(args: argparse.Namespace, spec, options: dict, seeds, agent_seeds: tuple[int, int] = (1, 2)) -> None:
+    """``--save-games DIR``: the first deals (matches) again, every arrangement, as game records with values."""
+    if args.save_games is None:
+        return
+    from cardrl.eval.recording import save_games
+
+    count = min(args.save_games_count, len(seeds))
+    unit = {"match": "matches"}.get(spec.protocol.unit, spec.protocol.unit + "s")
+    print(f"saving the first {count} {unit} x {len(spec.protocol.arrangements)} arrangements "
+          f"to {args.save_games} ...", flush=True)
+    paths = save_games(args.a, args.b, spec.name, options, [int(s) for s in seeds[:count]], args.save_games,
+                       agent_seeds=agent_seeds, source=f"cardrl eval {spec.name} --a {args.a} --b {args.b}")
+    print(f"{len(paths)} game records written to {args.save_games}")

@@ -11,6 +11,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
 
+from cardrl.play.record_view import is_record_path, main_replay
 from cardrl.play.session import DEFAULT_SHOWN, PlaySession, notation_for
 from cardrl.play.terminal import run_session
 
@@ -45,7 +46,9 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
                         help=f"legal moves listed before 'type all' (default {DEFAULT_SHOWN}; 0: all)")
     parser.add_argument("--replay", default=None, metavar="IDS",
                         help="comma-separated action ids to apply first (the line printed at the end or on quit): "
-                             "replays a finished deal or resumes a stopped one")
+                             "replays a finished deal or resumes a stopped one; or a game record FILE.json "
+                             "(docs/records.md: cardrl eval --save-games, cardrl serve) shown move by move with "
+                             "every hand and the agents' values")
 
 
 def _rule_value(text: str) -> Any:
@@ -198,6 +201,8 @@ def _apply_replay(session: PlaySession, text: str) -> None:
 
 def main_play(args: argparse.Namespace, read: Callable[[str], str] = input, out: TextIO | None = None) -> int:
     """``cardrl play``: 0 at the end of the game or when the person stops, 2 for bad options."""
+    if args.replay and is_record_path(args.replay):
+        return main_replay(args.game, args.replay, out)
     try:
         session = build_session(args)
     except (ValueError, FileNotFoundError, TypeError) as err:

@@ -1,0 +1,61 @@
+"""``cardrl serve [PATH ...]``: the web app on uvicorn, on 127.0.0.1 unless ``--host`` says otherwise (docs/web.md)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["add_serve_arguments", "main_serve", "LOOPBACK"]
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="what to serve: run directories (curves, latest evaluation, their checkpoints as "
+                             "agents), game records (.json, docs/records.md) or directories of them (cardrl eval "
+                             "--save-games DIR), league tables (.csv of cardrl eval --league --out)")
+    parser.add_argument("--port", type=int, default=8000, help="TCP port (default: %(default)s; 0: any free port)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default: %(default)s, this machine only; another address lets "
+                             "other machines in, with a warning: there is no authentication)")
+    parser.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                        help="an agent spec the pages may pick besides the built-in ones and the runs' checkpoints "
+                             "(repeat for several), e.g. checkpoint:runs/dmc_big2/checkpoint")
+    parser.add_argument("--agent-timeout", type=float, default=10.0, metavar="S",
+                        help="seconds an agent may take for one move before the game stops with an error "
+                             "(default: %(default)s)")
+    parser.add_argument("--max-sessions", type=int, default=200, help="play sessions at once (default: %(default)s)")
+
+
+def main_serve(args: argparse.Namespace) -> int:
+    """Build the catalog (bad paths or agent specs: one error line, 2) and serve until interrupted."""
+    try:
+        import uvicorn
+
+        from cardrl.web.app import create_app
+        from cardrl.web.catalog import build_catalog
+    except ImportError as err:
+        print(f"cardrl serve: error: {err.name} is missing: pip install 'cardrl[web]'", file=sys.stderr)
+        return 2
+    from cardrl.eval.agents import parse_agent_spec
+
+    try:
+        if not 0 <= args.port <= 65535:
+            raise ValueError(f"--port must be 0..65535, got {args.port}")
+        if args.agent_timeout <= 0:
+            raise ValueError(f"--agent-timeout must be > 0 seconds, got {args.agent_timeout}")
+        for spec in args.agent:
+            parse_agent_spec(spec)
+        catalog = build_catalog(args.paths, args.agent)
+    except ValueError as err:
+        print(f"cardrl serve: error: {err}", file=sys.stderr)
+        return 2
+    if args.host not in LOOPBACK:
+        print(f"cardrl serve: warning: listening on {args.host}: anyone who can reach this address can use the app "
+              f"(there is no authentication); the default 127.0.0.1 keeps it to this machine", file=sys.stderr)
+    print(f"cardrl serve: {len(catalog.runs)} run(s), {len(catalog.records())} game record(s), "
+          f"{len(catalog.leagues)} league table(s); http://{args.host}:{args.port}/ (ctrl-C stops)", flush=True)
+    app = create_app(catalog, agent_timeout_s=args.agent_timeout, max_sessions=args.max_sessions)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,192 @@
+"""The web app's games in progress: agents run off the event loop with a time limit (a slow or failing agent gives
+the page an error, never stops the server), play sessions (a person at one seat, agents at the others, each session
+its own engine and agents, shown only what its seat sees) and the session store."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import time
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from cardrl.agents.base import Agent, agent_view
+from cardrl.eval.recording import decision_values
+from cardrl.web.table import TrickTracker, table_state
+
+__all__ = ["AgentError", "AgentRunner", "PlayGame", "SessionStore"]
+
+HINT_MOVES = 10  # hint values shown: the hint agent's best moves
+
+
+class AgentError(RuntimeError):
+    """An agent failed or took too long; ``status`` is the HTTP status the page gets (500, 504)."""
+
+    def __init__(self, message: str, status: int = 500):
+        super().__init__(message)
+        self.status = status
+
+
+class AgentRunner:
+    """Runs agent calls (building, acting, values) on worker threads with a time limit per call."""
+
+    def __init__(self, timeout_s: float, workers: int = 4):
+        self.timeout_s = float(timeout_s)
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardrl-agent")
+        self._shared: dict[tuple, Agent] = {}
+        self._loading: dict[tuple, asyncio.Future] = {}
+
+    async def call(self, what: str, fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> Any:
+        limit = self.timeout_s if timeout_s is None else timeout_s
+        future = asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        try:
+            return await asyncio.wait_for(future, limit)
+        except asyncio.TimeoutError:
+            raise AgentError(f"{what} took longer than {limit:g} s (cardrl serve --agent-timeout)", 504) from None
+        except (AgentError, KeyError):
+            raise
+        except Exception as err:  # an agent's own failure: reported to the page, the server goes on
+            raise AgentError(f"{what} failed: {type(err).__name__}: {err}") from err
+
+    async def agent(self, spec: str, game: str, options: dict[str, Any], seed: int) -> Agent:
+        """The agent of ``spec``. Agents without per-deal state (their class keeps :meth:`Agent.reset`) are built once
+        and shared: a checkpoint is loaded once for every session, and requests that ask for it while it loads wait
+        for that one load."""
+        key = (spec, game, tuple(sorted(options.items())))
+        if key in self._shared:
+            return self._shared[key]
+        loading = self._loading.get(key)
+        if loading is not None:  # wait for that load; an agent with per-deal state is then built for this request
+            await asyncio.wait([loading])
+            return self._shared[key] if key in self._shared else await self._build(spec, game, options, seed)
+        loading = self._loading[key] = asyncio.ensure_future(self._build(spec, game, options, seed))
+        try:
+            agent = await loading
+        finally:
+            self._loading.pop(key, None)
+        if type(agent).reset is Agent.reset:
+            self._shared[key] = agent
+        return agent
+
+    async def _build(self, spec: str, game: str, options: dict[str, Any], seed: int) -> Agent:
+        from cardrl.eval.agents import build_agent
+
+        return await self.call(f"loading agent {spec!r}", build_agent, spec, game, options, seed,
+                               timeout_s=max(self.timeout_s, 120.0))
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass
+class PlayGame:
+    """One person's game: ``seat`` is theirs, ``agents`` play the others, ``hint_agent`` (or None) gives hints."""
+
+    game_name: str
+    seat: int
+    seed: int
+    options: dict[str, Any]
+    agents: dict[int, Agent]
+    specs: dict[int, str]
+    hint_agent: Agent | None
+    id: str = field(default_factory=lambda: secrets.token_urlsafe(18))
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    failed: str | None = None
+    last_used: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        from cardrl.games.registry import get_game
+        from cardrl.play.session import notation_for
+
+        self.notation = notation_for(self.game_name)
+        self.engine = get_game(self.game_name).make_engine(**self.options).reset(self.seed)
+        for agent in {id(a): a for a in self.agents.values()}.values():
+            agent.reset(self.seed)
+        self.tracker = TrickTracker(self.notation, self.engine)
+        self.events: list[str] = []
+        self._hints: tuple[int, Any] | None = None
+
+    @property
+    def my_turn(self) -> bool:
+        return not self.engine.is_over and int(self.engine.current_player) == self.seat
+
+    def apply(self, action: int) -> None:
+        self.tracker.before(self.engine, action, self.seat)
+        self.engine.step(int(action))
+        self.events += self.tracker.after(self.engine, self.seat)
+
+    async def advance(self, runner: AgentRunner) -> None:
+        """Let the agents move until it is the person's turn or the game is over."""
+        while not self.engine.is_over and not self.my_turn:
+            seat = int(self.engine.current_player)
+            agent = self.agents[seat]
+            view = agent_view(agent, self.engine, seat)
+            action = await runner.call(f"agent {self.specs[seat]!r} (seat {seat})", agent.act, view,
+                                       self.engine.legal_moves())
+            if int(action) not in {int(a) for a in self.engine.legal_moves()}:
+                raise AgentError(f"agent {self.specs[seat]!r} (seat {seat}) chose an illegal move {action}")
+            self.apply(int(action))
+
+    async def hints(self, runner: AgentRunner) -> dict[str, Any] | None:
+        """The hint agent's values of the person's legal moves (best first), once per decision."""
+        if self.hint_agent is None or not self.my_turn:
+            return None
+        step = len(self.engine.actions)
+        if self._hints is None or self._hints[0] != step:
+            view = self.engine.view(self.seat)
+            entry = await runner.call("the hint agent", decision_values, self.hint_agent, view,
+                                      self.engine.legal_moves(), HINT_MOVES)
+            moves = None if entry is None else {"kind": entry["kind"], "moves": [
+                {"id": a, "text": self.notation.move_text(self.engine, a), "value": v} for a, v in entry["moves"]]}
+            self._hints = (step, moves)
+        return self._hints[1]
+
+    def state(self) -> dict[str, Any]:
+        """What the person sees: their hand, the others' card counts, the table, their legal moves, the log."""
+        from cardrl.play.input import display_order
+
+        game, n = self.engine, self.notation
+        out = table_state(n, game, self.tracker, self.seat)
+        legal = display_order(n, game, game.legal_moves()) if self.my_turn else []
+        out.update(session=self.id, game=self.game_name, seat=self.seat, seed=self.seed, your_turn=self.my_turn,
+                   seats_agents={str(s): spec for s, spec in self.specs.items()},
+                   legal=[{"id": int(a), "text": n.move_text(game, a)} for a in legal],
+                   log=self.tracker.log[-60:], events=self.events[-12:], failed=self.failed,
+                   to_beat=(n.to_beat(game) or (None,))[0], has_hints=self.hint_agent is not None)
+        if game.is_over:
+            out["result"] = n.result_lines(game, self.seat)
+            out["actions"] = [int(a) for a in game.actions]
+        return out
+
+
+class SessionStore:
+    """Play sessions by id, at most ``limit``; the least recently used idle one goes when full."""
+
+    def __init__(self, limit: int = 200, idle_s: float = 3600.0):
+        self.limit, self.idle_s = int(limit), float(idle_s)
+        self._sessions: OrderedDict[str, PlayGame] = OrderedDict()
+
+    def add(self, session: PlayGame) -> None:
+        now = time.monotonic()
+        for sid in [s for s, g in self._sessions.items() if now - g.last_used > self.idle_s]:
+            del self._sessions[sid]
+        if len(self._sessions) >= self.limit:
+            oldest = next(iter(self._sessions))
+            if now - self._sessions[oldest].last_used < 60:
+                raise AgentError(f"{self.limit} games are in progress; try again in a minute", 503)
+            del self._sessions[oldest]
+        self._sessions[session.id] = session
+
+    def get(self, sid: str) -> PlayGame:
+        session = self._sessions.get(sid)
+        if session is None:
+            raise KeyError(f"no play session {sid!r} (it ended, expired after {self.idle_s:g} s idle, or the server "
+                           f"restarted): start a new game")
+        session.last_used = time.monotonic()
+        self._sessions.move_to_end(sid)
+        return session
+
+    def __len__(self) -> int:
+        return len(self._sessions)

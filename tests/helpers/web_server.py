@@ -1,0 +1,91 @@
+"""The web tests' servers: ``cardrl serve`` as a subprocess on a free loopback port (the real command line), or the
+app on uvicorn in a thread of the test process (for agents the test registers), and what they serve."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import requests
+
+from helpers.tiny_checkpoint import save_doudizhu_checkpoint
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_ready(url: str, proc: subprocess.Popen | None = None, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"cardrl serve exited with {proc.returncode}: {proc.stderr.read()}")
+        try:
+            if requests.get(url + "/api/info", timeout=2).ok:
+                return
+        except requests.ConnectionError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{url} did not answer within {timeout_s} s")
+
+
+def make_served_data(root: Path) -> dict[str, Path]:
+    """Game records of all three games (a DouDiZhu checkpoint with values, a two-deal GuanDan match), a run directory
+    whose checkpoint is the tiny one, and a league table."""
+    from cardrl.cli import main
+    from cardrl.eval.recording import save_games
+    from cardrl.games.registry import get_game
+
+    ckpt = save_doudizhu_checkpoint(root / "ckpt")
+    records = root / "records"
+    save_games(f"checkpoint:{ckpt}", "rule", "doudizhu", get_game("doudizhu").full_options(), [3], records)
+    save_games("rule", "random", "big2", get_game("big2").full_options(), [5], records)
+    save_games("rule", "random", "guandan", get_game("guandan").full_options({"max_deals": 2, "tribute_decisions": True}), [7], records)
+    run = root / "run_dmc"
+    run.mkdir()
+    shutil.copytree(ckpt, run / "checkpoint")
+    record = {"time_s": 30.0, "iteration": 1, "frames_trained": 600, "frames_per_s": 20.0, "losses": {"landlord": 0.4}}
+    final = {**record, "iteration": 2, "final": True, "reached_adp_above_0": {},
+             "eval": {"random": {"adp": 0.3, "adp_low": -0.2, "adp_high": 0.8}}}
+    (run / "progress.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(final) + "\n")
+    (run / "config.json").write_text(json.dumps({"game": "doudizhu", "title": "DouDiZhu", "algo": "dmc",
+                                                 "agent_kind": "checkpoint"}))
+    assert main(["eval", "big2", "--league", "rule", "random", "--deals", "2", "--workers", "0",
+                 "--out", str(root / "league")]) == 0
+    return {"ckpt": ckpt, "records": records, "run": run, "league": root / "league.csv"}
+
+
+def start_cli_server(paths: list[str], agents: list[str], port: int) -> subprocess.Popen:
+    cmd = [sys.executable, "-m", "cardrl.cli", "serve", *paths, "--port", str(port), "--agent-timeout", "20"]
+    for spec in agents:
+        cmd += ["--agent", spec]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+class ThreadServer:
+    """The app on uvicorn in a daemon thread of this process (``stop()`` ends it)."""
+
+    def __init__(self, app, port: int):
+        import uvicorn
+
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = f"http://127.0.0.1:{port}"
+
+    def start(self) -> "ThreadServer":
+        self.thread.start()
+        wait_ready(self.url)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
