@@ -73,8 +73,9 @@ def _join(ray, address: str, source: str):
     except ConnectionError as error:
         raise RayAddressError(
             f"no Ray cluster answers at {address} ({source}): {error}. Start it (`ray start --head`), correct the "
-            f"address, or unset RAY_ADDRESS to run on a local Ray of this command's own; 'auto' joins the cluster "
-            f"recorded by the last `ray start --head` on this machine, which may have died without `ray stop`"
+            f"address, or unset RAY_ADDRESS to run on a local Ray of this command's own; 'auto' joins the one Ray "
+            f"running on this machine, else the cluster recorded by the last `ray start --head` here, which may have "
+            f"died without `ray stop`"
         ) from None
     try:
         return ray.init(address=address)
