@@ -21,15 +21,13 @@ import time
 
 def run(game: str, opponent_model: str, frames: int, features: str | None, report_every: int, deals: int,
         seed: int, frames_per_update: int | None = None) -> list[dict]:
-    import ray
-
     from cardrl.algorithms.dmc.dmc import DMCConfig
     from cardrl.algorithms.dmc.opponent_model import heldout_report
+    from cardrl.ray_start import start_ray
 
     env = {"features": features} if features else {}
     options = {"match": False} if game == "guandan" else {}
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray(2)
     config = (DMCConfig().game(game, **env, **options).env_runners(num_env_runners=1)
               .training(opponent_model=opponent_model,
                         **({"frames_per_update": frames_per_update} if frames_per_update else {}))

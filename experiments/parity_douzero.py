@@ -48,13 +48,14 @@ def train_ours(out: Path, seed: int, frames: int, checkpoints: list[int]) -> Non
     import torch
 
     from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.ray_start import LOCAL, start_ray
 
     root = run_dir(out, "ours", seed)
     todo = [c for c in checkpoints if c <= frames]
     if all((root / str(c) / "reached.json").is_file() for c in todo):
         print(f"ours seed {seed}: every checkpoint is there", flush=True)
         return  # a run is all or nothing: an interrupted one starts over (its checkpoints are one run's)
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray(2, address=LOCAL)  # timed against DouZero's trainer on this machine: always a local Ray
     config = (DMCConfig().game("doudizhu")
               .env_runners(num_env_runners=1, num_envs_per_env_runner=64)
               .debugging(seed=seed))

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 
-import ray
 from ray.rllib.algorithms.ppo import PPOConfig
 from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -27,6 +27,7 @@ from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaski
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.envs.rllib import register_cardrl_envs
 from cardrl.games.registry import get_game
+from cardrl.ray_start import start_ray
 
 
 def ppo_config(game: str, env_config: dict | None = None, hidden: int = 256, train_batch_size: int = 4000,
@@ -65,8 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--num-env-runners", type=int, default=0, help="remote env runners (0: sample locally)")
     args = parser.parse_args(argv)
 
-    if not ray.is_initialized():
-        ray.init()
+    start_ray(os.cpu_count() or 2)  # the cluster of RAY_ADDRESS, else a local Ray (never a stale `ray start` record)
     algo = ppo_config(args.game, args.env_config, args.hidden, args.train_batch_size, args.minibatch_size,
                       args.num_epochs, args.num_env_runners).build_algo()
     try:

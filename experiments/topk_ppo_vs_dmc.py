@@ -117,11 +117,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.ppo_frames is None and args.ppo_minutes is None:
         args.ppo_minutes = 30.0
 
-    import ray
+    from cardrl.ray_start import start_ray
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=max(2, args.num_env_runners + 1), include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+    start_ray(max(2, args.num_env_runners + 1))
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     dmc_path = args.dmc_checkpoint or train_dmc(args, out)

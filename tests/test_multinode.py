@@ -7,6 +7,10 @@ with its own temp dir and ports, 1 logical CPU each) runs, through `ray job subm
 (b) a two-trial `cardrl tune` sweep (one CPU per trial: sampling in each trial's process): both trials report an
     evaluation, and the best trial's checkpoint exists and loads as an agent.
 
+Ray's token authentication is on (its default in the Ray we pin): every node's `ray start` and the submitting client
+get RAY_AUTH_MODE=token and the token file (RAY_AUTH_TOKEN_PATH); each node's Ray workers inherit both from their
+raylet, so env runners on the worker nodes join the cluster with it (docs/operations.md, "Token authentication").
+
 Only this test's processes are stopped afterwards (`ray stop` would stop every Ray on the machine)."""
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.ray_head import start_head, start_worker, stop_own_processes, submit_job
+from helpers.ray_head import list_state, start_head, start_worker, stop_own_processes, submit_job, token_env
 
 WORKERS = 2
 
@@ -33,11 +37,10 @@ def _cardrl() -> str:
 def cluster():
     """(dashboard address, node ids, env) of a 3-node cluster of this module's own."""
     import ray
-    from ray.util.state import list_nodes
 
     ray.shutdown()  # the tests' embedded Ray is not needed here
-    env = {**os.environ, "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1"}
     stem = f"/tmp/cardrl_mn_{os.getpid()}_{time.time_ns() % 10**6}"
+    env, _ = token_env(Path(f"{stem}_token"))
     dirs = [Path(f"{stem}_head"), *(Path(f"{stem}_w{i}") for i in range(WORKERS))]
     started = time.time()
     try:
@@ -47,27 +50,22 @@ def cluster():
         address = f"http://127.0.0.1:{dashboard}"
         nodes = []
         for _ in range(120):
-            try:
-                nodes = [n for n in list_nodes(address=address) if n.state == "ALIVE"]
-            except Exception:  # the dashboard answers a little after `ray start` returns
-                nodes = []
+            nodes = [n for n in list_state("nodes", address, env) if n["state"] == "ALIVE"]
             if len(nodes) == 1 + WORKERS:
                 break
             time.sleep(1)
         assert len(nodes) == 1 + WORKERS, nodes
         print(f"3-node cluster up in {time.time() - started:.1f}s", flush=True)
-        yield address, {n.node_id for n in nodes}, env
+        yield address, {n["node_id"] for n in nodes}, env
     finally:
         stop_own_processes(Path(stem))  # every node's processes at once: their temp dirs all start with the stem
-        for d in dirs:
+        for d in [*dirs, Path(f"{stem}_token")]:
             shutil.rmtree(d, ignore_errors=True)
 
 
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_dmc_env_runners_spread_over_three_nodes(cluster, tmp_path):
-    from ray.util.state import list_actors
-
     from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
 
     address, node_ids, env = cluster
@@ -80,8 +78,8 @@ def test_dmc_env_runners_spread_over_three_nodes(cluster, tmp_path):
     print(f"training job: {time.time() - started:.1f}s", flush=True)
     assert rc == 0 and "succeeded" in log, log[-4000:]
     assert "3 env runner(s)" in log and "checkpoint written" in log, log[-4000:]
-    runners = list_actors(address=address, filters=[("class_name", "=", "DMCEnvRunner")], limit=1000)
-    placed = {a.actor_id: a.node_id for a in runners}
+    runners = list_state("actors", address, env, "class_name=DMCEnvRunner")
+    placed = {a["actor_id"]: a["node_id"] for a in runners}
     print(f"env runner -> node: {placed}", flush=True)
     assert len(placed) == 3 and set(placed.values()) == node_ids, placed  # one runner per node
     modules = load_checkpoint_modules(out / "checkpoint", "doudizhu")

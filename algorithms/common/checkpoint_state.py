@@ -45,9 +45,12 @@ def identity_problems(identity: Mapping[str, Any], saved: Mapping[str, Any],
                       older: Mapping[str, Any] | None = None) -> list[str]:
     """Where a checkpoint's saved identity differs from a config's (``older``: the value of a key that older
     checkpoints lack)."""
+    from cardrl.algorithms.common.checkpoint_identity import explain_difference
+    from cardrl.features.layout import plain_value
+
     older = older or {}
-    return [f"{k}: checkpoint has {saved.get(k, older.get(k))!r}, this config has {v!r}"
-            for k, v in identity.items() if saved.get(k, older.get(k)) != v]
+    return [line for k, v in identity.items() if plain_value(saved.get(k, older.get(k))) != plain_value(v)
+            for line in explain_difference(k, saved.get(k, older.get(k)), v)]
 
 
 def load_checkpoint_rl_modules(root: Path, names: Mapping[str, str], what: str) -> dict[str, Any]:

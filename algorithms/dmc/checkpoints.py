@@ -37,6 +37,7 @@ from typing import Any, Mapping
 
 from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.agents.q_agent import QAgent
+from cardrl.algorithms.common.checkpoint_identity import recorded_layout_problems
 from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS, read_checkpoint_counters
@@ -154,6 +155,9 @@ def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any
     if "kickers" in spec.rule_options and counters.get("kickers", "douzero") != options.get("kickers", "douzero"):
         raise ValueError(f"checkpoint {root} was trained with kickers={counters.get('kickers')!r}; the deals use "
                          f"kickers={options.get('kickers')!r}")
+    problems = recorded_layout_problems(counters, spec, options)
+    if problems:
+        raise ValueError(f"checkpoint {root} does not fit this cardrl's {spec.name} (" + "; ".join(problems) + ")")
     return counters
 
 

@@ -1,5 +1,6 @@
 """How :class:`~cardrl.algorithms.dmc.dmc.DMC` checkpoints: RLlib saves the learner and runner states; DMC's counters
-(frames, episodes, deals, restarts), its identity (game, features, networks, options that change the modules) and
+(frames, episodes, deals, restarts), its identity (game, features and their versioned layout, networks, options that
+change the modules, every rule option, the action-space size: docs/operations.md, "Checkpoint identity") and
 the driver's ``run_info`` ride along in the algorithm state. Checkpoints written by :meth:`DMCCheckpointing.
 save_to_path` end with a completion marker (``cardrl_checkpoint.json``) that :meth:`DMCCheckpointing.restore_from_path`
 checks. The frame buffers are not saved: a restored run starts with empty buffers, and its runners are reseeded from
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 from cardrl.algorithms.common.game_defaults import default_module_mapping
+from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS, layout_identity
 from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
 from cardrl.algorithms.dmc.checkpoints import DMC_COUNTERS, verify_checkpoint
 
@@ -67,7 +69,8 @@ class DMCCheckpointing(IdentityCheckedState):
                 **({"coach_input": cfg.coach_input} if cfg.coach else {}),
                 "hidden_sizes": list(cfg.hidden_sizes) if cfg.hidden_sizes else None,
                 "kickers": dict(cfg.env_config or {}).get("kickers", "douzero"),
-                "bidding": bool(cfg.bidding)}
+                "bidding": bool(cfg.bidding),
+                **layout_identity(cfg.game_spec, cfg.env_config, (cfg.env_config or {}).get("features"))}
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
         """ValueError unless ``counters`` (a checkpoint's) agree with this algorithm's identity."""
@@ -79,7 +82,9 @@ class DMCCheckpointing(IdentityCheckedState):
                  "features": self.config.game_spec.default_features,
                  "module_mapping": default_module_mapping(self.config.game_spec), "coach_input": "kinds",
                  "bidding": False}
-        diffs = identity_problems(self._identity(), counters, older)
+        identity = self._identity()
+        older.update({k: identity[k] for k in LAYOUT_KEYS})  # written before the layout was recorded: today's
+        diffs = identity_problems(identity, counters, older)
         if diffs:
             raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")
 

@@ -38,6 +38,7 @@ from ray.rllib.algorithms.ppo.ppo import PPO
 from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
+from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS
 from cardrl.algorithms.common.checkpoint_state import (IdentityCheckedState, identity_problems,
                                                         read_checkpoint_state)
 from cardrl.algorithms.common.metrics import mean_returns
@@ -173,7 +174,9 @@ class TopKPPO(IdentityCheckedState, PPO):
     def _check_identity(self, counters: dict | None, where: str) -> None:
         if not counters:
             raise ValueError(f"{where} is not a cardrl top-k PPO checkpoint (it has no top-k PPO state)")
-        diffs = identity_problems(self.config.identity(), counters)
+        identity = self.config.identity()
+        # checkpoints written before the layout was recorded are read as having today's (the "older" defaults)
+        diffs = identity_problems(identity, counters, {k: identity[k] for k in LAYOUT_KEYS})
         if diffs:
             raise ValueError(f"{where} does not match this top-k PPO config (" + "; ".join(diffs) + ")")
 

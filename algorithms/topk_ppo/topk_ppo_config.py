@@ -12,6 +12,7 @@ import numpy as np
 from ray.rllib.algorithms.algorithm_config import NotProvided
 from ray.rllib.algorithms.ppo.ppo import PPOConfig
 
+from cardrl.algorithms.common.checkpoint_identity import layout_identity
 from cardrl.algorithms.common.config import CardGameConfig, own_training_options
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.common.policy_mapping import MAPPINGS
@@ -294,4 +295,5 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
         info = self.dmc_info()
         return {"game": self.game_spec.env_name, "k": int(self.k), "features": self.features_name(),
                 "hidden_sizes": list(self.hidden_sizes), "level_a_counters": self.uses_level_a(),
-                "dmc_fingerprint": info["fingerprint"]}
+                "dmc_fingerprint": info["fingerprint"],
+                **layout_identity(self.game_spec, self.env_config, self.features_name())}

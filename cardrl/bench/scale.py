@@ -84,15 +84,13 @@ def _measure_terms(game: str, seconds: float, frames_per_update: int | None, cpu
     import ray
 
     from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.ray_start import LOCAL, start_ray
 
     config = DMCConfig().game(game).debugging(seed=0)
     if frames_per_update is not None:
         config.training(frames_per_update=frames_per_update)
     fpu = int(config.frames_per_update)
-    started_ray = not ray.is_initialized()
-    if started_ray:
-        ray.init(address="local", num_cpus=max(1, cpus), include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+    started_ray = start_ray(max(1, cpus), address=LOCAL) is not None
     try:
         algo = build_dmc(config)
         run = measure_runner(algo, seconds)

@@ -107,9 +107,10 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, option
     import ray
 
     from cardrl.algorithms.dmc.dmc import DMCConfig
+    from cardrl.ray_start import LOCAL, start_ray
 
     ray_cpus = max(2, num_env_runners)
-    ray.init(num_cpus=ray_cpus, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    start_ray(ray_cpus, address=LOCAL)
     try:
         t_ray = time.time()
         config = (DMCConfig().game(game).env_runners(num_env_runners=num_env_runners).training(**options)

@@ -28,11 +28,13 @@ def one_torch_thread() -> Iterator[None]:
 
 
 def ensure_ray() -> Any:
-    """Ray, started on 2 CPUs without dashboard when it is not running yet."""
+    """Ray, when it is not running yet: the cluster of ``RAY_ADDRESS``, else a local Ray on 2 CPUs
+    (:func:`cardrl.ray_start.start_ray`)."""
     import ray
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    from cardrl.ray_start import start_ray
+
+    start_ray(2)
     return ray
 
 

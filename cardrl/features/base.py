@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-__all__ = ["FeatureEncoder", "check_action_ids"]
+__all__ = ["FeatureEncoder", "check_action_ids", "slice_blocks"]
 
 
 def check_action_ids(ids) -> np.ndarray:
@@ -25,15 +25,24 @@ def check_action_ids(ids) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
+def slice_blocks(slices: dict[str, slice]) -> tuple[tuple[str, int, int], ...]:
+    """Named slices of a state as :meth:`FeatureEncoder.state_blocks`: ``(name, start, stop)`` in the order of the
+    vector, a block before the blocks nested in it."""
+    return tuple(sorted(((n, s.start, s.stop) for n, s in slices.items()), key=lambda b: (b[1], -b[2])))
+
+
 class FeatureEncoder(ABC):
     """Observation and action features of one game (module docstring).
 
-    Class attributes: ``name`` (a versioned id such as ``"douzero_v1"``), ``history_shape`` ((T, H) of the history
+    Class attributes: ``name`` (a versioned id such as ``"douzero_v1"``), ``version`` (bumped with every change of
+    the layout: the blocks, their sizes, order or meaning; checkpoints record it, :mod:`cardrl.features.layout`),
+    ``history_shape`` ((T, H) of the history
     block, ``None`` without one), ``action_dim``, the observation bounds ``obs_low`` / ``obs_high`` (the env's
     Box), the DMC Q-network made for them (``default_q_model``) and the opponent models that read them. ``state_dim(agent)`` may depend on the agent (DouZero's landlord sees 319 values, a peasant 430).
     """
 
     name: ClassVar[str]
+    version: ClassVar[int] = 1
     default_q_model: ClassVar[str] = "mlp"  # the DMC Q-network made for these features
     opponent_models: ClassVar[tuple[str, ...]] = ()  # the opponent models that read these features
     history_shape: ClassVar[tuple[int, int] | None] = None
@@ -44,6 +53,11 @@ class FeatureEncoder(ABC):
     @abstractmethod
     def state_dim(self, agent: str | None = None) -> int:
         """Values in the state block of ``agent``'s observation."""
+
+    def state_blocks(self, agent: str | None = None) -> tuple[tuple[str, int, int], ...]:
+        """The named blocks of ``agent``'s state in order, each ``(name, start, stop)``; a block may nest inside the
+        one before it. The default is one block, the whole state."""
+        return (("state", 0, self.state_dim(agent)),)
 
     def obs_dim(self, agent: str | None = None) -> int:
         """Values in the whole flat observation: state plus the flattened history."""

@@ -73,7 +73,7 @@ from typing import Sequence
 import numpy as np
 from numba import njit
 
-from cardrl.features.base import FeatureEncoder
+from cardrl.features.base import FeatureEncoder, slice_blocks
 from cardrl.games.guandan import GuanDanGame, GuanDanView
 from cardrl.games.guandan.moves import NUM_KINDS, Move
 from cardrl.games.guandan.table import moves_to_counts
@@ -238,6 +238,7 @@ class DanZeroFeatures(FeatureEncoder):
     """
 
     name = "danzero_v1"
+    version = 1
     default_q_model = "mlp"  # DanZero's 4 x 512 tanh MLP (Lu et al. 2023, Fig. 4)
     opponent_models = ("luo_tan",)  # Luo & Tan's opponent model, beyond the paper (no history: an MLP on the state)
     history_shape = None
@@ -252,6 +253,10 @@ class DanZeroFeatures(FeatureEncoder):
     def state_dim(self, agent=None) -> int:
         """513 for every seat (the argument is accepted for interface parity with DouZeroFeatures)."""
         return STATE_DIM
+
+    def state_blocks(self, agent=None) -> tuple[tuple[str, int, int], ...]:
+        """The named blocks of :data:`SLICES`, the same for every seat."""
+        return slice_blocks(SLICES)
 
     def obs_dim(self, agent=None) -> int:
         return STATE_DIM
@@ -317,6 +322,7 @@ class DanZeroKeyedFeatures(DanZeroFeatures):
     """
 
     name = "danzero_keyed_v1"
+    version = 1
     action_dim = NUM_KINDS + NUM_MOVE_CATEGORIES + NUM_MOVE_RANKS
     ACTION_DIM = action_dim
 

@@ -72,6 +72,7 @@ class DouZeroFeatures(FeatureEncoder):
     """
 
     name = "douzero_v1"
+    version = 1
     default_q_model = "douzero_lstm"  # DouZero's network (Zha et al. 2021, Fig. 3)
     opponent_models = ("douzero_plus",)  # DouZero+ reads DouZero's features (Zhao et al. 2022, Sec. IV-A)
     history_shape = (5, 162)
@@ -79,12 +80,27 @@ class DouZeroFeatures(FeatureEncoder):
     HISTORY_DIM = 5 * 162
     ACTION_DIM = _NUM_KINDS
     STATE_DIMS = {"landlord": 319, "landlord_down": 430, "landlord_up": 430}
+    # the state blocks of each role, in order (_fill_landlord, _fill_peasant)
+    BLOCKS = {"landlord": (("hand", 54), ("unseen", 54), ("last_move", 54), ("up_played", 54), ("down_played", 54),
+                           ("up_left", 17), ("down_left", 17), ("bombs", 15)),
+              "peasant": (("hand", 54), ("unseen", 54), ("landlord_played", 54), ("mate_played", 54),
+                          ("last_move", 54), ("landlord_last_move", 54), ("mate_last_move", 54),
+                          ("landlord_left", 20), ("mate_left", 17), ("bombs", 15))}
 
     # ---- dimensions ---------------------------------------------------------------------------
     def state_dim(self, role: str | None = None) -> int:
         """319 for ``"landlord"``, 430 for ``"landlord_down"`` / ``"landlord_up"``."""
         _role_index(role)
         return self.STATE_DIMS[role]
+
+    def state_blocks(self, role: str | None = None) -> tuple[tuple[str, int, int], ...]:
+        """The state blocks of ``role`` (:attr:`BLOCKS`) as ``(name, start, stop)``."""
+        _role_index(role)
+        blocks, start = [], 0
+        for name, size in self.BLOCKS["landlord" if role == "landlord" else "peasant"]:
+            blocks.append((name, start, start + size))
+            start += size
+        return tuple(blocks)
 
     def obs_dim(self, role: str | None = None) -> int:
         """``state_dim(role) + 810`` (the flattened 5 x 162 history)."""

@@ -56,7 +56,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardrl.features.base import FeatureEncoder
+from cardrl.features.base import FeatureEncoder, slice_blocks
 from cardrl.games.big2 import Big2Game, Big2View
 from cardrl.games.doudizhu import DouDizhuGame, DouDizhuView
 from cardrl.games.move_table import MoveTable
@@ -120,6 +120,7 @@ class UnifiedFeatures(FeatureEncoder):
     """
 
     name = "luo_tan_v1"
+    version = 1
     default_q_model = "luo_tan"  # their decision model (Luo & Tan 2024, Table 3)
     opponent_models = ("luo_tan",)  # their opponent model (Table 2)
     history_shape = HISTORY_SHAPE
@@ -133,6 +134,10 @@ class UnifiedFeatures(FeatureEncoder):
     def state_dim(self, agent: str | None = None) -> int:
         """540 for every agent of every game (the layout is shared by all seats)."""
         return STATE_DIM
+
+    def state_blocks(self, agent: str | None = None) -> tuple[tuple[str, int, int], ...]:
+        """The named blocks of :data:`SLICES`, the same for every agent."""
+        return slice_blocks(SLICES)
 
     def obs_dim(self, agent: str | None = None) -> int:
         """``540 + 864`` = 1,404 (state + the flattened 4 x 216 history) for every agent."""

@@ -23,6 +23,21 @@ def ray_bin() -> str:
     return shutil.which("ray") or str(Path(sys.executable).with_name("ray"))
 
 
+def token_env(directory: Path) -> tuple[dict, str]:
+    """(an environment with Ray's token authentication on for a cluster of the test's own, its token): a fresh token
+    in a file of ``directory`` named by RAY_AUTH_TOKEN_PATH (never the user's ~/.ray/auth_token), no RAY_ADDRESS and
+    no inherited RAY_AUTH_TOKEN, one torch thread."""
+    import secrets
+
+    directory.mkdir(parents=True, exist_ok=True)
+    token = secrets.token_hex(32)
+    path = directory / "auth_token"
+    path.write_text(token)
+    path.chmod(0o600)
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ADDRESS", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH")}
+    return {**env, "RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(path), "OMP_NUM_THREADS": "1"}, token
+
+
 def start_head(temp_dir: Path, num_cpus: int = 2, env: dict | None = None) -> tuple[int, int]:
     """Start the head; returns (GCS port, dashboard port)."""
     gcs, dashboard = free_port(), free_port()
@@ -78,6 +93,22 @@ def start_worker(gcs_port: int, temp_dir: Path, num_cpus: int = 1, env: dict | N
     subprocess.run([ray_bin(), "start", f"--address=127.0.0.1:{gcs_port}", "--node-ip-address=127.0.0.1",
                     f"--num-cpus={num_cpus}", *ports, f"--temp-dir={temp_dir}", "--disable-usage-stats"],
                    check=True, env=env, capture_output=True, timeout=180)
+
+
+def list_state(kind: str, address: str, env: dict, *filters: str) -> list[dict]:
+    """``ray list KIND --address ADDRESS --format json`` in a process with ``env`` (a cluster with token
+    authentication answers only a client holding its token: the test process's own Ray settings are not it); [] while
+    the dashboard is not up yet."""
+    args = [ray_bin(), "list", kind, "--address", address, "--format", "json", "--limit", "1000", "--detail"]
+    for f in filters:
+        args += ["--filter", f]
+    listed = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+    if listed.returncode != 0:
+        return []
+    import json
+
+    text = listed.stdout
+    return json.loads(text[text.index("["):]) if "[" in text else []
 
 
 def submit_job(address: str, entrypoint: list[str], env: dict, timeout: float = 540.0,

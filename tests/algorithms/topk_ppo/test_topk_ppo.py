@@ -331,6 +331,13 @@ def test_train_checkpoint_restore_and_play_the_same_actions(dmc_checkpoint, ray_
     try:
         restored.restore_from_path(ckpt)
         assert [restored.agent(greedy=True).act(v, legal) for v, legal in views] == before
+        counters = restored.get_state()["topk_ppo_counters"]
+        assert counters["rule_options"]["level"] == "2" and counters["feature_layout"]["encoder"] == "danzero_v1"
+        with pytest.raises(ValueError, match="rule option level: checkpoint has '5', this config has '2'"):
+            restored.set_state({"topk_ppo_counters": {**counters, "rule_options": {**counters["rule_options"],
+                                                                                   "level": "5"}}})
+        older = {k: v for k, v in counters.items() if k not in ("feature_layout", "rule_options", "num_actions")}
+        restored.set_state({"topk_ppo_counters": older})  # written before the layout keys: read as today's
         with pytest.raises(ValueError, match="k: checkpoint has 2, this config has 3"):
             other = tiny_config("guandan", path, k=3).build_algo()
             try:
