@@ -153,7 +153,12 @@ class CardGameEnv(DeclaredSpaces, AECEnv):
         self.infos = {a: self._info(a) for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
+    def _require_reset(self, call: str) -> None:
+        if self.game.phase is None:
+            raise RuntimeError(f"no deal yet: call reset(seed) before {call}")
+
     def observe(self, agent: str) -> dict:
+        self._require_reset(f"observe({agent!r})")
         seat = self._seat(agent)
         mask = np.zeros(self.num_actions, dtype=np.int8)
         if agent == self.agent_selection and not self.game.is_over:
@@ -161,6 +166,7 @@ class CardGameEnv(DeclaredSpaces, AECEnv):
         return {"observation": self._encode(seat), "action_mask": mask}
 
     def step(self, action) -> None:
+        self._require_reset(f"step({action!r})")
         agent = self.agent_selection
         if leave_if_done(self, action, episode=self.episode_word):
             return

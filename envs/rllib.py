@@ -17,10 +17,15 @@ Register it under a name with :func:`register_cardrl_envs`, e.g.
 (RLlib's env pre-check steps with unmasked random actions, so it must be disabled for masked envs); the env_config
 holds the env's options and, optionally, ``action_mask_dtype``. experiments/rllib_action_masking.py is a complete
 script: RLlib's PPO with RLlib's action-masking module on any game.
+
+``step`` takes a dict holding the action of the agent to move and nothing else; anything else (not a dict, another
+agent's action, a step before ``reset`` or after the episode's end) raises an error naming what is allowed, and a
+refused step changes nothing.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -29,6 +34,7 @@ from pettingzoo import AECEnv
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardrl.envs import make_env
+from cardrl.games.engine import GameOverError
 from cardrl.games.registry import game_names, get_game
 
 OBSERVATIONS = "observations"  # RLlib's key; PettingZoo's envs say "observation"
@@ -52,6 +58,7 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         self.observation_spaces = {a: self._space(aec_env.observation_space(a)) for a in self.possible_agents}
         self.action_spaces = {a: aec_env.action_space(a) for a in self.possible_agents}
         self._pending = dict.fromkeys(self.possible_agents, 0.0)
+        self._has_reset = False
 
     def _space(self, pz_space: spaces.Dict) -> spaces.Dict:
         """RLlib's layout of a PettingZoo ``Dict(observation, action_mask)`` space."""
@@ -67,13 +74,29 @@ class RLlibMultiAgentEnv(MultiAgentEnv):
         self.aec.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
         self._pending = dict.fromkeys(self.possible_agents, 0.0)
+        self._has_reset = True
         agent = self.aec.agent_selection
         return {agent: self._observe(agent)}, {agent: dict(self.aec.infos[agent])}
 
-    def step(self, action_dict: dict):
+    def _agent_to_move(self, action_dict) -> str:
+        """The agent whose action ``action_dict`` must hold (and hold alone), or the error that says what is wrong."""
+        if not self._has_reset:
+            raise RuntimeError("no deal yet: call reset() before step()")
+        if not self.agents:
+            raise GameOverError("the episode is over; call reset() to play again")
         agent = self.aec.agent_selection
-        if agent not in action_dict:
-            raise ValueError(f"it is {agent}'s turn; got actions for {sorted(action_dict)}")
+        if not isinstance(action_dict, Mapping):
+            raise TypeError(f"step() takes a dict {{agent: action}} with {agent}'s action, got "
+                            f"{type(action_dict).__name__} {action_dict!r}")
+        others = sorted(map(repr, set(action_dict) - {agent}))
+        if agent not in action_dict or others:
+            raise ValueError(f"it is {agent}'s turn: step() takes {agent}'s action alone; got actions for "
+                             f"{sorted(map(repr, action_dict))}" + (f" ({', '.join(others)} not to move)" if others
+                                                                    else ""))
+        return agent
+
+    def step(self, action_dict: dict):
+        agent = self._agent_to_move(action_dict)
         self.aec.step(action_dict[agent])
         for a in self.possible_agents:
             self._pending[a] += float(self.aec.rewards.get(a, 0.0))

@@ -7,7 +7,8 @@
   ends, else 0) and their termination flags;
 * :func:`masked_spaces` and :class:`DeclaredSpaces`: the spaces declared up front, ``Dict(observation, action_mask)``
   per agent and ``Discrete(num_actions)``;
-* :class:`OrderEnforcing`: PettingZoo's order-enforcing wrapper without its per-step attribute forwarding cost.
+* :class:`OrderEnforcing`: PettingZoo's order-enforcing wrapper without its per-step attribute forwarding cost, and
+  with a step before ``reset()`` or after the end an error (PettingZoo's asserts or warns).
 """
 
 from __future__ import annotations
@@ -106,6 +107,17 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     infos = _forward("infos")
     _cumulative_rewards = _forward("_cumulative_rewards")
     del _forward
+
+    def step(self, action) -> None:
+        """PettingZoo's wrapper asserts on a step before ``reset()`` and only warns about (and ignores) a step once
+        every agent has left; here they are the env's errors: RuntimeError and GameOverError, naming what to do."""
+        if not self._has_reset:
+            raise RuntimeError(f"no deal yet: call reset(seed) before step({action!r})")
+        if not self.env.agents:
+            self._has_updated = True
+            self.env.step(action)  # raises GameOverError naming what to do
+            return
+        super().step(action)
 
     def last(self, observe: bool = True):
         if not self._has_reset:

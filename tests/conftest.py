@@ -1,8 +1,14 @@
 import os
 
 import pytest
+from hypothesis import settings
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (what .ci/run uses) draws the same examples on every run, so
+# that a failure in CI reproduces; "default" draws new ones each run. Longer fuzzing: docs/operations.md, "Fuzzing".
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def _init_local_ray():

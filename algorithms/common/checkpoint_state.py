@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-__all__ = ["read_checkpoint_state", "identity_problems", "load_checkpoint_rl_modules", "IdentityCheckedState"]
+__all__ = ["read_checkpoint_state", "identity_problems", "load_checkpoint_rl_modules", "load_module_dirs",
+           "IdentityCheckedState", "damaged_checkpoint_errors"]
 
 
 def read_checkpoint_state(path) -> dict:
@@ -28,16 +30,17 @@ def read_checkpoint_state(path) -> dict:
         msgpack_file = state_file.with_suffix(".msgpack")
         if not msgpack_file.is_file():
             raise ValueError(f"{path} is not an RLlib algorithm checkpoint (it has no {state_file.name})")
-        import msgpack
+        state_file = msgpack_file
+    try:
+        with state_file.open("rb") as f:
+            if state_file.suffix == ".msgpack":
+                import msgpack
 
-        with msgpack_file.open("rb") as f:
-            state = msgpack.load(f, strict_map_key=False)
-    else:
-        try:
-            with state_file.open("rb") as f:
+                state = msgpack.load(f, strict_map_key=False)
+            else:
                 state = pickle.load(f)
-        except Exception as err:  # a truncated or foreign file
-            raise ValueError(f"checkpoint {path} is corrupt: {state_file} could not be read ({err})") from None
+    except Exception as err:  # a truncated or foreign file
+        raise ValueError(f"checkpoint {path} is corrupt: {state_file} could not be read ({err})") from None
     return state if isinstance(state, dict) else {}
 
 
@@ -56,17 +59,33 @@ def identity_problems(identity: Mapping[str, Any], saved: Mapping[str, Any],
 def load_checkpoint_rl_modules(root: Path, names: Mapping[str, str], what: str) -> dict[str, Any]:
     """Agent -> the RLModule (eval mode, CPU) of an algorithm checkpoint that ``names`` maps it to; ValueError naming
     the ``what`` (e.g. "policy module") that the checkpoint lacks."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
     mroot = root / "learner_group" / "learner" / "rl_module"
     missing = sorted({n for n in names.values() if not (mroot / n).is_dir()})
     if missing:
         raise ValueError(f"checkpoint {root} has no {what}(s) {missing} under {mroot}")
-    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
-    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
-    for module in loaded.values():
-        module.eval()
+    loaded = load_module_dirs(mroot, set(names.values()), root)
     return {agent: loaded[n] for agent, n in names.items()}
+
+
+def load_module_dirs(mroot: Path, names, root) -> dict[str, Any]:
+    """Module name -> the RLModule (eval mode, CPU) saved in ``mroot/<name>``; a module whose files can not be read
+    (truncated, overwritten) is a ValueError naming the checkpoint ``root`` and the module, not unpickling's or
+    torch's error from deep inside RLlib."""
+    from ray.rllib.core.rl_module.rl_module import RLModule
+
+    loaded = {}
+    for name in sorted(names):
+        where = f"checkpoint {root} is corrupt: module {name!r} ({mroot / name}) can not be loaded"
+        try:  # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
+            module = RLModule.from_checkpoint(str((mroot / name).resolve()))
+        except (OSError, MemoryError, RecursionError):
+            raise
+        except Exception as err:  # unpickling and torch raise many types for a damaged file
+            raise ValueError(f"{where} ({type(err).__name__}: {err})") from err
+        if type(module) is RLModule:  # RLlib falls back to the base class when the class file can not be read
+            raise ValueError(f"{where} (its class_and_ctor_args.pkl does not name a module class)")
+        loaded[name] = module.eval()
+    return loaded
 
 
 class IdentityCheckedState:
@@ -80,7 +99,8 @@ class IdentityCheckedState:
         """The counters saved in a checkpoint directory (None if it has none)."""
         return read_checkpoint_state(path).get(self.COUNTERS_KEY)
 
-    def _before_restore(self, path, kwargs: dict) -> None:
+    @classmethod
+    def _before_restore(cls, path, kwargs: dict) -> None:
         """Checks of a checkpoint directory before its identity (none here)."""
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
@@ -90,11 +110,22 @@ class IdentityCheckedState:
         raise NotImplementedError
 
     def restore_from_path(self, path, *args, **kwargs):
-        """Restore a checkpoint, after checking that it is one of this algorithm with the same identity."""
+        """Restore a checkpoint, after checking that it is one of this algorithm with the same identity; a file RLlib
+        can not read is a ValueError naming the checkpoint (:func:`damaged_checkpoint_errors`)."""
         if kwargs.get("component") is None:
             self._before_restore(path, kwargs)
             self._check_identity(self._read_counters(path), f"checkpoint {path}")
-        return super().restore_from_path(path, *args, **kwargs)
+        with damaged_checkpoint_errors(path, "restored (this algorithm may be partly restored: build a new one)"):
+            return super().restore_from_path(path, *args, **kwargs)
+
+    @classmethod
+    def from_checkpoint(cls, path, *args, **kwargs):
+        """RLlib's ``from_checkpoint`` (which unpickles the checkpoint's config before any check of ours), with a
+        damaged file a ValueError naming the checkpoint."""
+        if not args and kwargs.get("filesystem") is None:  # RLlib restores with a filesystem, which skips the check
+            cls._before_restore(path, kwargs)
+        with damaged_checkpoint_errors(path, "loaded"):
+            return super().from_checkpoint(path, *args, **kwargs)
 
     def set_state(self, state) -> None:
         counters = state.get(self.COUNTERS_KEY)
@@ -103,3 +134,20 @@ class IdentityCheckedState:
         super().set_state(state)
         if counters:
             self._restore_counters(counters)
+
+
+@contextmanager
+def damaged_checkpoint_errors(path, what: str):
+    """Errors from reading a checkpoint's files inside RLlib (unpickling's, torch's, msgpack's, ...) as a ValueError
+    naming the checkpoint and the original error; a ValueError or FileNotFoundError that names the checkpoint already
+    (cardrl's checks) passes unchanged."""
+    try:
+        yield
+    except (ValueError, FileNotFoundError) as err:
+        if str(path) not in str(err):
+            raise ValueError(f"checkpoint {path} could not be {what}: {type(err).__name__}: {err} (a damaged or "
+                             f"foreign file)") from err
+        raise
+    except Exception as err:  # noqa: BLE001 (a damaged pickle raises almost any type)
+        raise ValueError(f"checkpoint {path} could not be {what}: {type(err).__name__}: {err} (a damaged or foreign "
+                         f"file; a complete copy may be its sibling checkpoint.prev, see docs/operations.md)") from err

@@ -30,6 +30,7 @@ checkpoint's agent has ``bids = False``.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -38,7 +39,7 @@ from typing import Any, Mapping
 from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.agents.q_agent import QAgent
 from cardrl.algorithms.common.checkpoint_identity import recorded_layout_problems
-from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
+from cardrl.algorithms.common.checkpoint_state import load_module_dirs, read_checkpoint_state
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS, read_checkpoint_counters
 from cardrl.games.registry import get_game
@@ -64,17 +65,19 @@ class IncompleteCheckpointError(ValueError):
 
 
 def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> Path:
-    """Write ``path/cardrl_checkpoint.json``: every file under ``path`` with its size (each synced to disk first),
-    plus ``info`` (the DMC counters). Written last, through a temporary file and a rename, so that it exists only
+    """Write ``path/cardrl_checkpoint.json``: every file under ``path`` with its size and SHA-256 (each synced to disk
+    first), plus ``info`` (the DMC counters). Written last, through a temporary file and a rename, so that it exists only
     when the checkpoint is complete."""
     root = Path(path)
-    files = {}
+    files, digests = {}, {}
     for file in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST
                        and not p.name.startswith(MANIFEST)):
         with file.open("rb") as f:
             os.fsync(f.fileno())
-        files[file.relative_to(root).as_posix()] = file.stat().st_size
-    record = {"format": 1, "files": files, **({"info": dict(info)} if info else {})}
+        name = file.relative_to(root).as_posix()
+        files[name] = file.stat().st_size
+        digests[name] = _sha256(file)
+    record = {"format": 1, "files": files, "sha256": digests, **({"info": dict(info)} if info else {})}
     tmp = root / (MANIFEST + ".tmp")
     with tmp.open("w") as f:
         json.dump(record, f, indent=1, sort_keys=True, default=str)
@@ -82,6 +85,14 @@ def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> P
         os.fsync(f.fileno())
     os.replace(tmp, root / MANIFEST)
     return root / MANIFEST
+
+
+def _sha256(file: Path) -> str:
+    digest = hashlib.sha256()
+    with file.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _problems_of_module_dir(module_dir: Path, root: Path) -> list[str]:
@@ -103,12 +114,17 @@ def verify_checkpoint(path: str | Path, *, algorithm: bool = True) -> dict | Non
         try:
             manifest = json.loads(manifest_file.read_text())
             files = dict(manifest["files"])
-        except (ValueError, KeyError, TypeError) as err:
+            digests = dict(manifest.get("sha256") or {})  # absent in manifests written before they were recorded
+        except (ValueError, KeyError, TypeError, AttributeError) as err:
             raise IncompleteCheckpointError(f"checkpoint {path} is incomplete or corrupt: its {MANIFEST} can not be "
                                             f"read ({err})") from None
         missing = sorted(name for name in files if not (root / name).is_file())
         wrong = sorted(f"{name} ({(root / name).stat().st_size} bytes, written with {size})"
                        for name, size in files.items() if name not in missing and (root / name).stat().st_size != size)
+        # same size, other bytes (a bit flip, a bad copy): the digests of manifests that record them
+        wrong += sorted(f"{name} (its bytes differ from those written)" for name, digest in
+                        digests.items() if name in files and name not in missing
+                        and (root / name).stat().st_size == files[name] and _sha256(root / name) != digest)
         if missing or wrong:
             raise IncompleteCheckpointError(
                 f"checkpoint {path} is incomplete or corrupt: "
@@ -161,6 +177,13 @@ def _check_algorithm_checkpoint(root: Path, game: str, options: Mapping[str, Any
     return counters
 
 
+def _is_algorithm_checkpoint(root: Path) -> bool:
+    """Whether a directory is (or was meant to be) an algorithm checkpoint, not a bare module directory: then its
+    algorithm state, which records the game, must be there (a checkpoint that lost it is refused, not played blind)."""
+    return any((root / name).exists() for name in ("algorithm_state.pkl", "algorithm_state.msgpack", MANIFEST,
+                                                   "rllib_checkpoint.json", "learner_group"))
+
+
 def checkpoint_features(path: str | Path) -> str | None:
     """The feature encoder an algorithm checkpoint was trained with (None: not recorded, the game's default)."""
     root = Path(path)
@@ -185,8 +208,6 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
                             module: str | None = None) -> dict[str, Any]:
     """Agent name -> Q-module (eval mode, CPU) of a cardrl DMC checkpoint for ``game``; the checkpoint's game and
     move set are checked when it is an algorithm checkpoint."""
-    from ray.rllib.core.rl_module.rl_module import RLModule
-
     from cardrl.algorithms.common.policy_mapping import MAPPINGS
 
     spec = get_game(game)
@@ -195,8 +216,7 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     if not root.is_dir():
         raise FileNotFoundError(f"checkpoint directory {root} does not exist")
     counters = None
-    if (root / "algorithm_state.pkl").is_file() or (root / "algorithm_state.msgpack").is_file() \
-            or (root / MANIFEST).is_file():
+    if _is_algorithm_checkpoint(root):
         verify_checkpoint(root, algorithm=False)
         counters = _check_algorithm_checkpoint(root, spec.name, options)
     mroot = _module_root(root)
@@ -210,10 +230,7 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     if incomplete:
         raise IncompleteCheckpointError(f"checkpoint {root} is incomplete or corrupt: missing {', '.join(incomplete)} "
                                         f"(under {mroot})")
-    # absolute: pyarrow's file system, which RLlib's checkpoints go through, refuses a relative path
-    loaded = {n: RLModule.from_checkpoint(str((mroot / n).resolve())) for n in set(names.values())}
-    for m in loaded.values():
-        m.eval()
+    loaded = load_module_dirs(mroot, set(names.values()), root)
     return {agent: loaded[n] for agent, n in names.items()}
 
 

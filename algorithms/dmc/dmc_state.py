@@ -88,7 +88,8 @@ class DMCCheckpointing(IdentityCheckedState):
         if diffs:
             raise ValueError(f"{where} does not match this DMC config (" + "; ".join(diffs) + ")")
 
-    def _before_restore(self, path, kwargs: dict) -> None:
+    @classmethod
+    def _before_restore(cls, path, kwargs: dict) -> None:
         if _local_path(path, kwargs):
             verify_checkpoint(path)  # a checkpoint whose write was cut short is refused, naming what is missing
 

@@ -152,6 +152,7 @@ class DouDizhuGame(Engine):
             self.current_player = self.first_bidder
             self.landlord = -1
             self.bid = 0
+            self.bid_winner = -1  # the highest bidder so far (none yet); set anew every deal
         else:
             self.phase = "play"
             self._make_landlord(0, bid=1)
