@@ -3,6 +3,8 @@ import os
 import pytest
 from hypothesis import settings
 
+from helpers.local_ray import init_local_ray
+
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (what .ci/run uses) draws the same examples on every run, so
@@ -11,18 +13,10 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
-def _init_local_ray():
-    import ray
-
-    if not ray.is_initialized():
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
-    return ray
-
-
 @pytest.fixture
 def ray_local():
     """A real local Ray on the 2 cores of the machine; started once and shared until a test needs it gone."""
-    yield _init_local_ray()
+    yield init_local_ray()
 
 
 @pytest.fixture

@@ -49,6 +49,11 @@ def recorded_layout_problems(counters: Mapping[str, Any], spec, options: Mapping
     """For a checkpoint loaded as an agent: where the feature layout and the action-space size it recorded differ
     from what this cardrl builds for the encoder it names and the deals' ``options``; keys it lacks are not checked.
     (Rule options other than the move set's may differ: an agent can be evaluated under other scoring.)"""
+    bidding = spec.protocol.bidding_option
+    recorded = counters.get("rule_options") or {}
+    if bidding is not None and bidding in recorded:
+        # the bidding phase only adds the bid actions; whether the agent can bid is the evaluation's check (Agent.bids)
+        options = {**options, bidding: recorded[bidding]}
     current = layout_identity(spec, options, counters.get("features"))
     differing = [k for k in ("feature_layout", "num_actions")
                  if k in counters and plain_value(counters[k]) != current[k]]

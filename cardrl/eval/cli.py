@@ -163,6 +163,8 @@ def _run_whole_game(args: argparse.Namespace, deals) -> None:
     """The whole game: a whole-game tournament (``--a``/``--b``) or league, with the per-agent bidding table."""
     from cardrl.eval.whole_game import run_whole_game, run_whole_league
 
+    _refuse(args, ["save_games"], "game records of whole-game (bidding) evaluations are not written yet; "
+                                  "--save-games records fixed-landlord tournaments and GuanDan matches")
     if args.a is not None:
         print(run_whole_game(args.a, args.b, deals, args.game, num_workers=args.workers,
                              chunk_size=args.chunk_size).table())

@@ -25,7 +25,7 @@ from cardrl.algorithms.dmc.counters import DMC_COUNTERS
 from cardrl.cli import main
 from cardrl.envs import make_env
 from cardrl.eval.agents import build_agent
-from conftest import _init_local_ray
+from helpers.local_ray import init_local_ray
 from helpers.dmc_configs import small_dmc_config
 from helpers.fuzz import fuzz_settings
 
@@ -35,7 +35,7 @@ CLEAR = (ValueError, FileNotFoundError)
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
     """(the checkpoint's directory, the algorithm that wrote it: restores go into it)."""
-    _init_local_ray()
+    init_local_ray()
     algo = small_dmc_config(q_model="mlp", hidden_sizes=[8]).build_algo()
     algo.train()
     path = Path(algo.save_to_path(str(tmp_path_factory.mktemp("fuzz_ckpt") / "good")))

@@ -195,6 +195,8 @@ def test_whole_game_training_checkpoints_restores_and_its_agent_bids(ray_local, 
     with _built(small_dmc_config(q_model="mlp")) as fixed, pytest.raises(ValueError, match="bidding"):
         fixed.restore_from_path(path)
 
+    for deals in ({"bidding": True}, {"bidding": False}):  # its bid actions do not make it refuse either deals
+        assert agent_loader("checkpoint").load(path, "doudizhu", deals, None).bids is True
     agent = agent_loader("checkpoint").load(path, "doudizhu", {}, None)
     assert agent.bids is True and sorted(agent.bid_modules) == ["bid_0", "bid_1", "bid_2"]
     filtered = []  # an ODMC agent's pruning (its move filter) applies to card play only

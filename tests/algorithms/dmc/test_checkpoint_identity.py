@@ -19,9 +19,9 @@ from helpers.dmc_configs import small_dmc_config
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory):
     """A real DouDiZhu DMC checkpoint (MLP, default features and rules), written once for the module."""
-    from conftest import _init_local_ray
+    from helpers.local_ray import init_local_ray
 
-    _init_local_ray()
+    init_local_ray()
     algo = small_dmc_config(q_model="mlp").build_algo()
     try:
         path = algo.save_to_path(str(tmp_path_factory.mktemp("identity") / "checkpoint"))
