@@ -245,7 +245,9 @@ def test_dmc_checkpoint_agent_plays_greedy_q_and_mismatches_are_refused(tmp_path
     with pytest.raises(ValueError, match="kickers='distinct'"):
         run_tournament(counting, f"checkpoint:{distinct}", 3)
     wrong_dims = tmp_path / "dims"
-    _save_modules(wrong_dims, model="mlp", roles={r: (100, None, 54) for r in ROLES})
+    # (with its algorithm state: a directory that has a learner group but lost that state is refused before this)
+    _save_modules(wrong_dims, model="mlp", roles={r: (100, None, 54) for r in ROLES},
+                  counters={**counters, "q_model": "mlp"})
     with pytest.raises(ValueError, match="does not fit this game and feature encoder"):
         run_tournament(counting, f"checkpoint:{wrong_dims}", 3)
     with pytest.raises(ValueError, match="the landlord_down module takes"):  # one 319-wide module for all seats

@@ -74,7 +74,7 @@ def test_rule_options_env_and_play_take_ranks():
     assert env.unwrapped.game.level == Rank.NINE
     from cardrl.play.cli import _play_options
 
-    args = argparse.Namespace(rule=["match=false", "level=4"], deals=None, tribute_decisions=False)
+    args = argparse.Namespace(rule=["match=false", "level=4"], deals=None, tribute_decisions=False, bidding=False)
     options = _play_options("guandan", args)
     assert options == {"match": False, "level": "4", "max_deals": 1}
     assert spec.make_engine(**options).reset(0).level == Rank.FOUR
