@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -15,13 +14,8 @@ from pathlib import Path
 
 import requests
 
+from helpers.ports import free_port  # noqa: F401  (the web tests take it from here)
 from helpers.tiny_checkpoint import save_doudizhu_checkpoint
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_ready(url: str, proc: subprocess.Popen | None = None, timeout_s: float = 60.0) -> None:
