@@ -42,7 +42,7 @@ from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV
 
 from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
 from cardrl.algorithms.common.metrics import mean_returns
-from cardrl.algorithms.common.modules import modules_by_agent
+from cardrl.algorithms.common.modules import modules_by_agent, modules_by_id
 from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_seat, one_shared_module
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.checkpoints import read_checkpoint_counters
@@ -102,6 +102,16 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         """CPU copies of the learner's current Q-networks, keyed by env agent (works with local, remote and
         GPU learners); e.g. for :class:`~cardrl.agents.q_agent.QAgent`."""
         return modules_by_agent(self.config, self.learner_group, self.config.game_agents)
+
+    def bid_modules(self) -> dict:
+        """CPU copies of the current bidding Q-networks by module id (``bid_0`` .. ``bid_2`` or ``bid``; empty
+        without bidding): with :meth:`q_modules`, a :class:`~cardrl.agents.q_agent.QAgent` of the whole game."""
+        from cardrl.algorithms.dmc.bidding import bid_module_ids
+
+        if not self.config.bidding:
+            return {}
+        ids = bid_module_ids(self.config.bid_networks == "per_position")
+        return modules_by_id(self.config, self.learner_group, ids)
 
     def scorer(self):
         """``score(agent, obs, actions, blocks=None)`` over the current Q-networks (CPU copies), for

@@ -59,13 +59,26 @@ def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, prune
     env_config = dict(algo.config.env_config or {})
     options = {k: v for k, v in env_config.items() if k in algo.config.game_spec.rule_options}
     prune = play.pruned if pruned is None else pruned
+    blocks = play.engine_blocks() if trained_block else None
+    if algo.config.bidding:  # a whole-game run's card play on fixed-landlord deals reads their bid block
+        blocks = _with_bid_block(blocks)
     return {spec: evaluate_scorer(score, make, args.game, deals=args.eval_deals, seed=args.seed + 1, options=options,
                                   features=env_config.get("features"),
                                   move_filter=play.engine_pruner() if prune else None,
-                                  input_blocks=play.engine_blocks() if trained_block else None,
+                                  input_blocks=blocks,
                                   count_outside=play.engine_pruner() if count_outside else None,
                                   count_passes=count_passes)
             for spec, make in baselines.items()}
+
+
+def _with_bid_block(blocks):
+    """``blocks(engine, seat)`` plus the bid block of the deal (a fixed landlord: no bids, bid 1; docs/bidding.md)."""
+    from cardrl.features.bidding import BID_BLOCK, bid_block_of_game
+
+    def with_bid(engine, seat: int) -> dict:
+        return {**(blocks(engine, seat) if blocks is not None else {}), BID_BLOCK: bid_block_of_game(engine)}
+
+    return with_bid
 
 
 def evaluations(algo, baselines: dict, args) -> dict:
@@ -126,22 +139,36 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
 class DMCEvaluation:
     """The run loop's evaluation hook for DMC (:class:`cardrl.algorithms.training.driver.Evaluation`)."""
 
-    def baselines(self, config: Any, args: Namespace, specs: list[str]) -> dict:
+    def baselines(self, config: Any, args: Namespace, specs: list[str]) -> Any:
+        if config.bidding:  # the whole game (algorithms/dmc/whole_game_evaluation.py)
+            from cardrl.algorithms.dmc.whole_game_evaluation import whole_game_baselines
+
+            return whole_game_baselines(config, specs, args, evaluation_baselines(config, specs, args))
         return evaluation_baselines(config, specs, args)
 
-    def evaluate(self, algo: Any, args: Namespace, baselines: dict) -> dict:
+    def evaluate(self, algo: Any, args: Namespace, baselines: Any) -> dict:
+        if algo.config.bidding:
+            from cardrl.algorithms.dmc.whole_game_evaluation import whole_game_evaluations
+
+            return whole_game_evaluations(algo, baselines, args, evaluations(algo, baselines.fixed, args))
         return evaluations(algo, baselines, args)
 
     def line(self, record: dict, args: Namespace) -> str:
+        from cardrl.algorithms.dmc.whole_game_evaluation import FIXED_LANDLORD, whole_game_text
         from cardrl.games.registry import get_game
 
-        return _variant_text(record, get_game(args.game).protocol.score_name)
+        whole = whole_game_text(record) if FIXED_LANDLORD in record else ""
+        return whole + _variant_text(record, get_game(args.game).protocol.score_name)
 
-    def report_final(self, algo: Any, final: dict, args: Namespace, baselines: dict) -> None:
+    def report_final(self, algo: Any, final: dict, args: Namespace, baselines: Any) -> None:
         """Print the final evaluation (headline, the evaluations beside it); a match game adds whole matches."""
         by_match = algo.config.game_spec.protocol.unit == "match"
         score = "points per deal" if by_match else "ADP"
-        for spec, ev in final["eval"].items():
+        if algo.config.bidding:
+            from cardrl.algorithms.dmc.whole_game_evaluation import report_whole_game
+
+            report_whole_game(final, args)
+        for spec, ev in ({} if algo.config.bidding else final["eval"]).items():
             sides = {k: v for k, v in ev.items() if k not in _score_fields()}
             parts = ", ".join(f"as {k} {v:+.3f}" for k, v in sides.items())
             arrangements = "2 (teams swapped)" if by_match else f"{len(sides)} arrangements"

@@ -219,3 +219,36 @@ def test_whole_game_training_checkpoints_restores_and_its_agent_bids(ray_local, 
             game.step(move)
         assert bids >= 1 and game.landlord >= 0 and game.payoffs().sum() == 0
     assert filtered
+
+
+def test_a_bidding_runs_evaluations_play_the_whole_game(ray_local, tmp_path, capsys):
+    """`cardrl train --bidding` evaluates on whole-game duplicate deals (its bidding networks bid; a baseline that does
+    not bid plays with the rule bidder) and keeps the fixed-landlord score beside it."""
+    from cardrl.cli import main
+    from cardrl.eval.plot import read_progress
+
+    out = tmp_path / "run"
+    rc = main(["train", "doudizhu", "--bidding", "--stop-frames", "400", "--num-env-runners", "0",
+               "--num-envs-per-env-runner", "4", "--frames-per-update", "64", "--bid-frames-per-update", "8",
+               "--model", "mlp", "--eval-every", "0", "--eval-every-frames", "200", "--eval-deals", "3", "--eval-against", "random", "rlcard",
+               "--out", str(out)])
+    printed = capsys.readouterr().out
+    assert rc == 0
+    final = read_progress(out)[-1]
+    assert final["final"] and set(final["eval"]) == {"random", "rlcard"}
+    assert final["eval"]["rlcard"]["played_as"] == "rlcard+bidder=rule" and final["eval"]["random"]["played_as"] \
+        == "random"
+    for ev in final["eval"].values():
+        assert ev["deals"] == 3 and ev["adp_low"] <= ev["adp"] <= ev["adp_high"]
+        # 6 games a deal, the trained agent alone in 3 of them and paired in 3: 9 of the 18 seats of each deal
+        assert ev["landlord_rate"] == ev["landlord_games"] / (9 * 3)
+        assert 0 <= ev["redeal_rate"] <= 1 and 0 <= ev["baseline"]["landlord_rate"] <= 1
+        # every game has one landlord: the two sides' landlord games sum to the games played
+        assert ev["landlord_games"] + round(ev["baseline"]["landlord_rate"] * 9 * 3) == 6 * 3
+    assert set(final["eval_fixed_landlord"]["results"]) == {"random", "rlcard"}
+    assert "landlord_rate" not in final["eval_fixed_landlord"]["results"]["random"]
+    evaluated = [r for r in read_progress(out) if "eval" in r and not r.get("final")]
+    assert evaluated and all("landlord_rate" in ev for ev in evaluated[0]["eval"].values())
+    assert "| vs rlcard: landlord rate" in printed and "redeals" in printed
+    assert "final whole-game ADP vs rlcard+bidder=rule over 3 deals x 6 arrangements" in printed
+    assert "final ADP vs random, card play on fixed-landlord deals" in printed
