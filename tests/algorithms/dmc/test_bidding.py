@@ -230,7 +230,8 @@ def test_a_bidding_runs_evaluations_play_the_whole_game(ray_local, tmp_path, cap
     out = tmp_path / "run"
     rc = main(["train", "doudizhu", "--bidding", "--stop-frames", "400", "--num-env-runners", "0",
                "--num-envs-per-env-runner", "4", "--frames-per-update", "64", "--bid-frames-per-update", "8",
-               "--model", "mlp", "--eval-every", "0", "--eval-every-frames", "200", "--eval-deals", "3", "--eval-against", "random", "rlcard",
+               "--model", "mlp", "--eval-every", "0", "--eval-every-frames", "200", "--eval-deals", "3",
+               "--eval-against", "random", "rlcard",
                "--out", str(out)])
     printed = capsys.readouterr().out
     assert rc == 0
