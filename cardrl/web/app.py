@@ -195,7 +195,8 @@ def _play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: Ses
         agents = {s: _bidder(spec, options, await runner.agent(opponent, spec.name, options, seed + s),
                              "play against you") for s in others}
         hint_agent = None if hint is None else await runner.agent(hint, spec.name, options, seed)
-        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: req.agent for s in others}, hint_agent)
+        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: req.agent for s in others}, hint_agent,
+                           req.hint_agent)
         store.add(session)
         return await _advance_state(session)
 
@@ -205,7 +206,8 @@ def _play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: Ses
                 try:
                     await session.advance(runner)
                 except AgentError as err:
-                    session.failed = str(err)
+                    if err.status != 503:  # refused for now (a stuck agent): the game waits, a later request goes on
+                        session.failed = str(err)
                     raise
             state = session.state()
             state["hints"] = await session.hints(runner) if session.failed is None else None
@@ -269,9 +271,11 @@ def _run_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner) -> None:
         return [catalog.league_table(lid) for lid in sorted(catalog.leagues)]
 
 
-def create_app(catalog: Catalog, *, agent_timeout_s: float = 10.0, max_sessions: int = 200) -> FastAPI:
-    """The app serving ``catalog``; agents get ``agent_timeout_s`` per move."""
-    runner = AgentRunner(agent_timeout_s)
+def create_app(catalog: Catalog, *, agent_timeout_s: float = 10.0, max_sessions: int = 200,
+               max_stuck: int = 2) -> FastAPI:
+    """The app serving ``catalog``; agents get ``agent_timeout_s`` per move, and an agent with ``max_stuck`` moves
+    still running past that limit is refused until one finishes."""
+    runner = AgentRunner(agent_timeout_s, max_stuck=max_stuck)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

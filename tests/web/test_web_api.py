@@ -259,3 +259,5 @@ def test_the_cli_refuses_bad_paths_and_ports(tmp_path, capsys):
     assert "--port must be 0..65535" in capsys.readouterr().err
     assert main(["serve", "--agent", "nonsense:"]) == 2
     assert "does not parse" in capsys.readouterr().err
+    assert main(["serve", "--max-stuck", "0"]) == 2
+    assert "--max-stuck must be 1..64, got 0" in capsys.readouterr().err

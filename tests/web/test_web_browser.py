@@ -61,7 +61,7 @@ def _load_record(driver, server, name, title):
     _wait(driver, lambda d: name in _by_id(d, "replay-record").text)
     _select(driver, "replay-record", name)
     _by_id(driver, "replay-load").click()
-    _wait(driver, lambda d: _by_id(d, "replay-title").text.startswith(title))
+    _wait(driver, lambda d: title in _by_id(d, "replay-title").text)
 
 
 @pytest.mark.slow
@@ -89,7 +89,7 @@ def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
     assert "Q of the top moves" in table
     assert browser.find_elements("css selector", "#replay-table .values tr.chosen")
     shots(browser, "replay_doudizhu_values")
-    _load_record(browser, server, "doudizhu_0000_a-seat-0.json", "DouDiZhu")  # the whole game: bids, then landlord
+    _load_record(browser, server, "doudizhu_0000_a-seat-0.json", "A seat 0")  # the whole game: bids, then landlord
     assert "Bidding: bids so far none yet" in _by_id(browser, "replay-table").text
     while "Bidding" in _by_id(browser, "replay-table").text:
         _by_id(browser, "replay-fwd").click()
@@ -97,6 +97,22 @@ def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
     assert "Bottom cards" in _by_id(browser, "replay-table").text
     _by_id(browser, "replay-back").click()
     shots(browser, "replay_doudizhu_bidding")
+
+
+def test_the_play_form_offers_the_games_rule_options_and_shows_the_servers_refusal(browser, server, shots):
+    _open(browser, server, "play")
+    assert not _by_id(browser, "play-deals-box").is_displayed()  # DouDiZhu plays one deal
+    _select(browser, "play-game", "GuanDan")
+    assert _by_id(browser, "play-deals-box").is_displayed()
+    fields = [e.get_attribute("data-name") for e in browser.find_elements("css selector", "#play-rules .rule")]
+    assert fields == ["match", "level", "a_level_attempts", "return_level_card", "match_bonus", "tribute_decisions"]
+    level = browser.find_element("css selector", "#play-rules input[data-name=level]")
+    level.clear()
+    level.send_keys("Z")
+    _by_id(browser, "play-start").click()
+    _wait(browser, lambda d: _by_id(d, "error").is_displayed())
+    assert "GuanDan rule options: level 'Z' is no rank" in _by_id(browser, "error").text
+    shots(browser, "play_form_rule_options")
 
 
 @pytest.mark.slow
