@@ -6,6 +6,10 @@ By default the agent samples from it, as the authors' evaluation clients do (``m
 plays the most probable candidate. A single legal move is played without asking the networks. For GuanDan the three
 level-A counters are rebuilt from the seat's successive views (:class:`~cardrl.algorithms.topk_ppo.level_a.LevelATracker`),
 so the agent must see a match from its first deal. Sampling is reproducible: ``reset(seed)`` reseeds it.
+
+:meth:`TopKPPOAgent.move_values` (game records and ``cardrl serve``'s hints, docs/records.md) gives the policy's
+probabilities of the candidates without side effects on play: it draws no random number and follows the level-A
+counters of the views it is given on trackers of its own, so asking for values never changes a later move.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ class TopKPPOAgent(Agent):
     :class:`~cardrl.algorithms.topk_ppo.topk_ppo_rl_module.TopKPolicyModule` holding its frozen candidate model."""
 
     name = "topk-ppo"
+    value_kind = "prob"  # what move_values gives: the policy's probability of each candidate
 
     def __init__(self, modules: Mapping[str, Any], game: str, features: str | None = None,
                  options: Mapping[str, Any] | None = None, greedy: bool = False, seed: int = 0,
@@ -63,17 +68,26 @@ class TopKPPOAgent(Agent):
 
     def reset(self, seed: int) -> None:
         self._rng = np.random.default_rng(seed)
-        self._trackers: dict[int, LevelATracker] = {}
+        self._trackers: dict[int, LevelATracker] = {}  # the counters of the seats it plays
+        self._value_trackers: dict[int, LevelATracker] = {}  # those of the views move_values is asked about
 
-    def _extra(self, module, view) -> np.ndarray:
+    def _extra(self, module, view, trackers: dict[int, LevelATracker] | None = None) -> np.ndarray:
         if module.net.extra_dim == 0:
             return np.zeros(0, dtype=np.float32)
-        tracker = self._trackers.setdefault(view.seat, LevelATracker(self.options.get("a_level_attempts", 3)))
+        trackers = self._trackers if trackers is None else trackers
+        tracker = trackers.setdefault(view.seat, LevelATracker(self.options.get("a_level_attempts", 3)))
         return tracker.update(view).astype(np.float32)
 
-    def policy(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
+    def move_values(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
+        """``(candidate ids, probabilities)`` as :meth:`policy`, with no effect on the agent's moves (module
+        docstring): the values' own level-A trackers, no sampling."""
+        return self.policy(view, legal_ids(self, legal_moves), self._value_trackers)
+
+    def policy(self, view: Any, legal_moves,
+               trackers: dict[int, LevelATracker] | None = None) -> tuple[np.ndarray, np.ndarray]:
         """``(candidate ids (m,), probabilities (m,))``: the DMC's m = min(k, n) best legal moves in Q order and the
-        policy's probability of each (a view with one legal move included)."""
+        policy's probability of each (a view with one legal move included). ``trackers``: the level-A trackers to
+        follow (default: those of the seats the agent plays)."""
         import torch
 
         from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
@@ -82,7 +96,7 @@ class TopKPPOAgent(Agent):
         legal = np.asarray(legal_moves, dtype=np.int64)
         agent = view.role
         module = self.modules[agent]
-        extra = self._extra(module, view)
+        extra = self._extra(module, view, trackers)
         obs = self.features.encode_view(view)
         state, history = self.features.split(obs, agent)
         feats = self.features.action_features(view, legal)

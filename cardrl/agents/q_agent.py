@@ -136,9 +136,10 @@ class QAgent(Agent):
         return self.modules[agent].q_values(state, history, actions, blocks).cpu().numpy()
 
     def move_values(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
-        """``(ids, Q)`` of the moves the agent chooses among (the legal moves its ``move_filter`` keeps)."""
+        """``(ids, Q)`` of the moves the agent chooses among (the legal moves its ``move_filter`` keeps; every legal
+        bid)."""
         legal = legal_ids(self, legal_moves)
-        if self.move_filter is not None and len(legal) > 1:
+        if self.move_filter is not None and len(legal) > 1 and getattr(view, "phase", None) != "bid":
             legal = np.asarray(self.move_filter(view, legal), dtype=np.int64)
         return legal, self.q_values(view, legal)
 

@@ -49,5 +49,10 @@ class WithBidder(Agent):
         if self.bidder is not self.card_play:
             self.bidder.reset(seed)
 
+    def decider(self, view: Any) -> Agent:
+        """The agent that decides at ``view``: the bidder during bidding, else the card-play agent (game records
+        take the values of the one that decides)."""
+        return self.bidder if is_bid_view(view) else self.card_play
+
     def act(self, view: Any, legal_moves: np.ndarray) -> int:
-        return (self.bidder if is_bid_view(view) else self.card_play).act(view, legal_moves)
+        return self.decider(view).act(view, legal_moves)

@@ -161,13 +161,14 @@ def _print_league(args: argparse.Namespace, markdown: str, csv: str) -> None:
 
 def _run_whole_game(args: argparse.Namespace, deals) -> None:
     """The whole game: a whole-game tournament (``--a``/``--b``) or league, with the per-agent bidding table."""
+    from cardrl.eval.protocols import protocol_for
     from cardrl.eval.whole_game import run_whole_game, run_whole_league
 
-    _refuse(args, ["save_games"], "game records of whole-game (bidding) evaluations are not written yet; "
-                                  "--save-games records fixed-landlord tournaments and GuanDan matches")
     if args.a is not None:
         print(run_whole_game(args.a, args.b, deals, args.game, num_workers=args.workers,
                              chunk_size=args.chunk_size).table())
+        protocol = protocol_for(args.game, whole_game=True)
+        _save_games(args, protocol.spec, protocol.normalise_options(deals.options), deals.seeds)
         return
     league = run_whole_league(args.league, deals, args.game, num_workers=args.workers, chunk_size=args.chunk_size)
     _print_league(args, league.markdown(), league.league.csv())
@@ -199,11 +200,13 @@ def _save_games(args: argparse.Namespace, spec, options: dict, seeds, agent_seed
     """``--save-games DIR``: the first deals (matches) again, every arrangement, as game records with values."""
     if args.save_games is None:
         return
+    from cardrl.eval.protocols import protocol_of_options
     from cardrl.eval.recording import save_games
 
     count = min(args.save_games_count, len(seeds))
     unit = {"match": "matches"}.get(spec.protocol.unit, spec.protocol.unit + "s")
-    print(f"saving the first {count} {unit} x {len(spec.protocol.arrangements)} arrangements "
+    arrangements = len(protocol_of_options(spec.name, options).arrangements)
+    print(f"saving the first {count} {unit} x {arrangements} arrangements "
           f"to {args.save_games} ...", flush=True)
     paths = save_games(args.a, args.b, spec.name, options, [int(s) for s in seeds[:count]], args.save_games,
                        agent_seeds=agent_seeds, source=f"cardrl eval {spec.name} --a {args.a} --b {args.b}")

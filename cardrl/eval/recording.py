@@ -27,6 +27,8 @@ TOP_MOVES = 5  # values kept per decision: the agent's best moves
 def decision_values(agent: Agent, view: Any, legal: np.ndarray, top: int = TOP_MOVES) -> dict[str, Any] | None:
     """``{"kind", "moves": [[id, value], ...]}`` of the agent's ``top`` best legal moves, or None when the agent
     has no values (or none for this decision, e.g. a card-play network at a bidding decision)."""
+    decider = getattr(agent, "decider", None)  # a pair of agents (SPEC+bidder=BIDDER): the one deciding here
+    agent = decider(view) if decider is not None else agent
     values = getattr(agent, "move_values", None)
     kind = getattr(agent, "value_kind", None)
     if values is None or kind is None or len(legal) == 0:
@@ -66,14 +68,17 @@ def _slug(text: str) -> str:
 
 def save_games(a_spec: str, b_spec: str, game: str, options: dict[str, Any], seeds: Sequence[int],
                out_dir: str | Path, *, agent_seeds: tuple[int, int] = (1, 2), source: str = "") -> list[Path]:
-    """Play each seed once per arrangement of the game's protocol (side A in its seats, B in the others) with
-    values recorded and write one record per game to ``out_dir``; returns the paths."""
-    from cardrl.eval.agents import build_agent
-    from cardrl.eval.protocols import protocol_for
+    """Play each seed once per arrangement of the game's protocol (side A in its seats, B in the others; with bidding
+    on, the whole game's six) with values recorded and write one record per game to ``out_dir``; returns the
+    paths. With bidding, an agent that cannot bid is refused before any game (pair it: ``SPEC+bidder=rule``)."""
+    from cardrl.eval.agents import build_agent, check_bids
+    from cardrl.eval.protocols import bids, protocol_of_options
 
-    protocol = protocol_for(game)
+    protocol = protocol_of_options(game, options)
     a = build_agent(a_spec, game, options, seed=agent_seeds[0])
     b = build_agent(b_spec, game, options, seed=agent_seeds[1])
+    if bids(game, options):
+        check_bids(a), check_bids(b)
     engine = protocol.spec.make_engine(**options)
     out, paths = Path(out_dir), []
     for i, seed in enumerate(seeds):

@@ -63,11 +63,14 @@ def record_lines(record: GameRecord) -> list[str]:
         label = notation.seat_label(game, seat)
         text = notation.move_text(game, action)
         values = _values_text(notation, game, entry)
+        left_before = np.asarray(game.cards_left()).copy()
         game.step(action)
         lines.append(f"{i + 1:4d}. {label}: {text}{values}")
         if notation.deal_index(game) != deal:
             deal = notation.deal_index(game)
             lines += notation.deal_change_lines(game, seat) + ["Hands:"] + _hands_lines(notation, game)
+        else:
+            lines += notation.step_lines(game, seat, label, left_before)
     if game.is_over:
         pay = game.payoffs()
         lines.append("Game over. Payoffs: " + ", ".join(f"{notation.seat_label(game, s)} {pay[s]:+g}"

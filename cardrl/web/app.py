@@ -32,6 +32,7 @@ class PlayRequest(BaseModel):
     hint_agent: str | None = None
     seed: int | None = Field(None, ge=0, le=MAX_SEED)
     deals: int = Field(1, ge=1, le=50)
+    rules: dict[str, Any] = Field(default_factory=dict, max_length=16)
 
 
 class MoveRequest(BaseModel):
@@ -45,6 +46,7 @@ class CompareRequest(BaseModel):
     b: str
     seed: int = Field(0, ge=0, le=MAX_SEED)
     arrangement: int = Field(0, ge=0, le=7)
+    rules: dict[str, Any] = Field(default_factory=dict, max_length=16)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -89,15 +91,20 @@ def _handlers(app: FastAPI) -> None:
 
 
 def _info(catalog: Catalog) -> dict[str, Any]:
+    from cardrl.eval.protocols import protocol_for
     from cardrl.games.registry import get_game
     from cardrl.play.session import playable_games
+    from cardrl.web.options import rule_fields
 
     games = []
     for name in playable_games():
         spec = get_game(name)
         games.append({"name": name, "title": spec.title, "seats": list(spec.agents),
                       "arrangements": list(spec.protocol.labels), "agents": sorted(catalog.agents_for(name)),
-                      "match": "max_deals" in spec.rule_options})
+                      "match": "max_deals" in spec.rule_options, "rules": rule_fields(spec),
+                      "bidding_option": spec.protocol.bidding_option,
+                      "whole_game_arrangements": None if spec.protocol.bidding_option is None
+                      else list(protocol_for(name, whole_game=True).labels)})
     return {"games": games, "runs": sorted(catalog.runs), "leagues": sorted(catalog.leagues),
             "records": len(catalog.records())}
 
@@ -131,22 +138,21 @@ def _record_json(rec, frames: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _compare_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner) -> None:
-    from cardrl.eval.protocols import protocol_for
     from cardrl.eval.recording import play_recorded
     from cardrl.play.session import notation_for
+    from cardrl.web.options import compare_options
     from cardrl.web.table import record_frames
 
     @app.post("/api/compare")
     async def compare(req: CompareRequest) -> dict[str, Any]:
         spec = _game(req.game)
-        protocol = protocol_for(spec.name)
+        protocol, options = compare_options(spec, req.rules)
         if req.arrangement >= len(protocol.arrangements):
             raise ValueError(f"arrangement {req.arrangement}: {spec.title} has {len(protocol.arrangements)} "
                              f"({', '.join(f'{i}: {lab}' for i, lab in enumerate(protocol.labels))})")
         a_spec, b_spec = catalog.agent_spec(spec.name, req.a), catalog.agent_spec(spec.name, req.b)
-        options = protocol.normalise_options({})
-        a = await runner.agent(a_spec, spec.name, options, 1)
-        b = await runner.agent(b_spec, spec.name, options, 2)
+        a = _bidder(spec, options, await runner.agent(a_spec, spec.name, options, 1), "be compared")
+        b = _bidder(spec, options, await runner.agent(b_spec, spec.name, options, 2), "be compared")
         seats = protocol.arrangements[req.arrangement]
         sides = []
         for first, second, names in ((a, b, (req.a, req.b)), (b, a, (req.b, req.a))):
@@ -163,25 +169,34 @@ def _compare_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner) -> None
                 "a": req.a, "b": req.b, "left": sides[0], "right": sides[1], "first_difference": diff}
 
 
+def _bidder(spec, options: dict[str, Any], agent, purpose: str):
+    """``agent``, refused (400) when the options bid and it cannot (it plays with a fixed landlord)."""
+    from cardrl.eval.agents import check_bids
+    from cardrl.eval.protocols import bids
+
+    return check_bids(agent, f"the whole game (bidding): it cannot {purpose}") if bids(spec.name, options) else agent
+
+
 def _play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: SessionStore) -> None:
     import secrets
+
+    from cardrl.web.options import play_options
 
     @app.post("/api/play")
     async def start(req: PlayRequest) -> dict[str, Any]:
         spec = _game(req.game)
         if req.seat >= spec.num_players:
             raise ValueError(f"seat {req.seat}: {spec.title} has seats 0..{spec.num_players - 1}")
-        options = {"max_deals": req.deals} if "max_deals" in spec.rule_options else {}
-        if req.deals != 1 and not options:
-            raise ValueError(f"deals={req.deals}: {spec.title} plays one deal")
-        options = {k: v for k, v in spec.full_options(options).items() if k in options}
+        options = play_options(spec, req.rules, req.deals)
         opponent = catalog.agent_spec(spec.name, req.agent)
         hint = None if req.hint_agent is None else catalog.agent_spec(spec.name, req.hint_agent)
         seed = req.seed if req.seed is not None else secrets.randbelow(1_000_000)
         others = [s for s in range(spec.num_players) if s != req.seat]
-        agents = {s: await runner.agent(opponent, spec.name, options, seed + s) for s in others}
+        agents = {s: _bidder(spec, options, await runner.agent(opponent, spec.name, options, seed + s),
+                             "play against you") for s in others}
         hint_agent = None if hint is None else await runner.agent(hint, spec.name, options, seed)
-        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: req.agent for s in others}, hint_agent)
+        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: req.agent for s in others}, hint_agent,
+                           req.hint_agent)
         store.add(session)
         return await _advance_state(session)
 
@@ -191,7 +206,8 @@ def _play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: Ses
                 try:
                     await session.advance(runner)
                 except AgentError as err:
-                    session.failed = str(err)
+                    if err.status != 503:  # refused for now (a stuck agent): the game waits, a later request goes on
+                        session.failed = str(err)
                     raise
             state = session.state()
             state["hints"] = await session.hints(runner) if session.failed is None else None
@@ -255,9 +271,11 @@ def _run_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner) -> None:
         return [catalog.league_table(lid) for lid in sorted(catalog.leagues)]
 
 
-def create_app(catalog: Catalog, *, agent_timeout_s: float = 10.0, max_sessions: int = 200) -> FastAPI:
-    """The app serving ``catalog``; agents get ``agent_timeout_s`` per move."""
-    runner = AgentRunner(agent_timeout_s)
+def create_app(catalog: Catalog, *, agent_timeout_s: float = 10.0, max_sessions: int = 200,
+               max_stuck: int = 2) -> FastAPI:
+    """The app serving ``catalog``; agents get ``agent_timeout_s`` per move, and an agent with ``max_stuck`` moves
+    still running past that limit is refused until one finishes."""
+    runner = AgentRunner(agent_timeout_s, max_stuck=max_stuck)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):

@@ -26,6 +26,10 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                         help="seconds an agent may take for one move before the game stops with an error "
                              "(default: %(default)s)")
     parser.add_argument("--max-sessions", type=int, default=200, help="play sessions at once (default: %(default)s)")
+    parser.add_argument("--max-stuck", type=int, default=2, metavar="N",
+                        help="moves of one agent that may still be running past --agent-timeout (a thread cannot be "
+                             "stopped); then that agent's new moves are refused (503) until one finishes "
+                             "(default: %(default)s)")
 
 
 def main_serve(args: argparse.Namespace) -> int:
@@ -45,6 +49,8 @@ def main_serve(args: argparse.Namespace) -> int:
             raise ValueError(f"--port must be 0..65535, got {args.port}")
         if args.agent_timeout <= 0:
             raise ValueError(f"--agent-timeout must be > 0 seconds, got {args.agent_timeout}")
+        if not 1 <= args.max_stuck <= 64:
+            raise ValueError(f"--max-stuck must be 1..64, got {args.max_stuck}")
         for spec in args.agent:
             parse_agent_spec(spec)
         catalog = build_catalog(args.paths, args.agent)
@@ -56,6 +62,7 @@ def main_serve(args: argparse.Namespace) -> int:
               f"(there is no authentication); the default 127.0.0.1 keeps it to this machine", file=sys.stderr)
     print(f"cardrl serve: {len(catalog.runs)} run(s), {len(catalog.records())} game record(s), "
           f"{len(catalog.leagues)} league table(s); http://{args.host}:{args.port}/ (ctrl-C stops)", flush=True)
-    app = create_app(catalog, agent_timeout_s=args.agent_timeout, max_sessions=args.max_sessions)
+    app = create_app(catalog, agent_timeout_s=args.agent_timeout, max_sessions=args.max_sessions,
+                     max_stuck=args.max_stuck)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

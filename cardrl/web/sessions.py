@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -30,20 +31,60 @@ class AgentError(RuntimeError):
 
 
 class AgentRunner:
-    """Runs agent calls (building, acting, values) on worker threads with a time limit per call."""
+    """Runs agent calls (building, acting, values) on worker threads with a time limit per call.
 
-    def __init__(self, timeout_s: float, workers: int = 4):
+    A Python thread cannot be stopped, so a call past its time limit goes on running. Each agent (``key``: its spec)
+    has its own pool of ``max_stuck + 2`` threads: a stuck agent holds only its own threads, and once ``max_stuck`` of
+    its calls are still running past their limit, its new calls are refused at once (503) until one finishes; the
+    other agents and the pages are served as before (docs/web.md, "Security and robustness").
+    """
+
+    def __init__(self, timeout_s: float, workers: int = 4, max_stuck: int = 2):
         self.timeout_s = float(timeout_s)
-        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardrl-agent")
+        self.max_stuck = int(max_stuck)
+        self.pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="cardrl-pages")
+        self._pools: dict[str, ThreadPoolExecutor] = {}
+        self._stuck: dict[str, int] = {}
+        self._lock = threading.Lock()  # _stuck is released from the worker threads
         self._shared: dict[tuple, Agent] = {}
         self._loading: dict[tuple, asyncio.Future] = {}
 
-    async def call(self, what: str, fn: Callable[..., Any], *args: Any, timeout_s: float | None = None) -> Any:
+    def stuck(self, key: str) -> int:
+        """How many calls of ``key`` are still running past their time limit."""
+        with self._lock:
+            return self._stuck.get(key, 0)
+
+    def _pool(self, key: str) -> ThreadPoolExecutor:
+        if key not in self._pools:
+            self._pools[key] = ThreadPoolExecutor(max_workers=self.max_stuck + 2, thread_name_prefix="cardrl-agent")
+        return self._pools[key]
+
+    def _mark_stuck(self, key: str, work) -> None:
+        def release(_) -> None:
+            with self._lock:
+                self._stuck[key] -= 1
+
+        with self._lock:
+            self._stuck[key] = self._stuck.get(key, 0) + 1
+        work.add_done_callback(release)  # at once when it finished meanwhile
+
+    async def call(self, what: str, fn: Callable[..., Any], *args: Any, timeout_s: float | None = None,
+                   key: str | None = None) -> Any:
+        """``fn(*args)`` on ``key``'s threads (default: ``what``); AgentError 504 past the time limit, 503 when
+        ``max_stuck`` of ``key``'s calls are still running past theirs, 500 when ``fn`` raised."""
         limit = self.timeout_s if timeout_s is None else timeout_s
-        future = asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+        key = what if key is None else key
+        stuck = self.stuck(key)
+        if stuck >= self.max_stuck:
+            raise AgentError(f"{what} is refused for now: {stuck} earlier call(s) of {key!r} are still running past "
+                             f"their time limit (at most {self.max_stuck} may be, cardrl serve --max-stuck); try again "
+                             f"when they finish, or choose another agent", 503)
+        work = self._pool(key).submit(fn, *args)
         try:
-            return await asyncio.wait_for(future, limit)
+            return await asyncio.wait_for(asyncio.wrap_future(work), limit)
         except asyncio.TimeoutError:
+            if not work.done():  # a queued call was cancelled; a running one goes on: it is stuck
+                self._mark_stuck(key, work)
             raise AgentError(f"{what} took longer than {limit:g} s (cardrl serve --agent-timeout)", 504) from None
         except (AgentError, KeyError):
             raise
@@ -74,10 +115,11 @@ class AgentRunner:
         from cardrl.eval.agents import build_agent
 
         return await self.call(f"loading agent {spec!r}", build_agent, spec, game, options, seed,
-                               timeout_s=max(self.timeout_s, 120.0))
+                               timeout_s=max(self.timeout_s, 120.0), key=spec)
 
     def close(self) -> None:
-        self.pool.shutdown(wait=False, cancel_futures=True)
+        for pool in (self.pool, *self._pools.values()):
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 @dataclass
@@ -91,6 +133,7 @@ class PlayGame:
     agents: dict[int, Agent]
     specs: dict[int, str]
     hint_agent: Agent | None
+    hint_spec: str | None = None
     id: str = field(default_factory=lambda: secrets.token_urlsafe(18))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     failed: str | None = None
@@ -124,7 +167,7 @@ class PlayGame:
             agent = self.agents[seat]
             view = agent_view(agent, self.engine, seat)
             action = await runner.call(f"agent {self.specs[seat]!r} (seat {seat})", agent.act, view,
-                                       self.engine.legal_moves())
+                                       self.engine.legal_moves(), key=self.specs[seat])
             if int(action) not in {int(a) for a in self.engine.legal_moves()}:
                 raise AgentError(f"agent {self.specs[seat]!r} (seat {seat}) chose an illegal move {action}")
             self.apply(int(action))
@@ -136,8 +179,8 @@ class PlayGame:
         step = len(self.engine.actions)
         if self._hints is None or self._hints[0] != step:
             view = self.engine.view(self.seat)
-            entry = await runner.call("the hint agent", decision_values, self.hint_agent, view,
-                                      self.engine.legal_moves(), HINT_MOVES)
+            entry = await runner.call(f"the hint agent {self.hint_spec!r}", decision_values, self.hint_agent, view,
+                                      self.engine.legal_moves(), HINT_MOVES, key=self.hint_spec)
             moves = None if entry is None else {"kind": entry["kind"], "moves": [
                 {"id": a, "text": self.notation.move_text(self.engine, a), "value": v} for a, v in entry["moves"]]}
             self._hints = (step, moves)

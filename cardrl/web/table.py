@@ -22,24 +22,29 @@ class TrickTracker:
         self.notation = notation
         self.table: dict[int, str] = {}
         self.deal = notation.deal_index(game)
+        self.phase = str(game.phase)
         self.log: list[dict[str, Any]] = []
 
     def before(self, game: Any, action: int, viewer: int | None) -> dict[str, Any]:
         """Call before ``action`` is applied; returns its log entry."""
         n, seat = self.notation, int(game.current_player)
-        if n.to_beat(game) is None:
+        phase = str(game.phase)
+        if phase != self.phase or (n.to_beat(game) is None and phase != "bid"):  # the bids stay until play starts
             self.table = {}
+        self.phase = phase
         text = n.move_text(game, action) if viewer is None else n.shown_move_text(game, action, seat, viewer)
         self.table[seat] = text
         entry = {"seat": seat, "label": n.seat_label(game, seat), "text": text, "deal": self.deal}
         self.log.append(entry)
+        self._mover = (seat, entry["label"], np.asarray(game.cards_left()).copy())
         return entry
 
     def after(self, game: Any, viewer: int | None) -> list[str]:
-        """Call after the move; the lines of a new deal (the table is cleared) or of the game's own events."""
+        """Call after the move; the lines of a new deal (the table is cleared) or of the game's own events (a player
+        going out, DouDiZhu's landlord taking the bottom cards)."""
         deal = self.notation.deal_index(game)
         if deal == self.deal:
-            return []
+            return [line.strip() for line in self.notation.step_lines(game, *self._mover)]
         self.deal, self.table = deal, {}
         return self.notation.deal_change_lines(game, 0 if viewer is None else viewer)
 

@@ -92,6 +92,55 @@ def test_replay_prints_values_in_the_games_notation(checkpoint, tmp_path, capsys
     assert "[Q: " in text and "landlord (seat 0): " in text
 
 
+def test_save_games_of_the_whole_game_records_the_bids_with_the_learned_bidders_values(tmp_path, capsys):
+    from helpers.tiny_checkpoint import save_doudizhu_bidding_checkpoint
+
+    bidder = f"checkpoint:{save_doudizhu_bidding_checkpoint(tmp_path / 'ckpt')}"
+    out = tmp_path / "games"
+    assert main(["eval", "doudizhu", "--bidding", "--a", bidder, "--b", "rule", "--deals", "2", "--workers", "0",
+                 "--save-games", str(out), "--save-games-count", "1"]) == 0
+    assert "6 game records written" in capsys.readouterr().out
+    files = sorted(out.glob("*.json"))
+    assert [f.name for f in files] == [f"doudizhu_0000_{a}.json" for a in ("a-seat-0", "a-seat-1", "a-seat-2",
+                                                                           "a-seats-0-1", "a-seats-0-2", "a-seats-1-2")]
+    record = read_record(files[1])
+    assert record.options["bidding"] is True and record.seats == ["rule", bidder, "rule"]
+    game = get_game("doudizhu").make_engine(bidding=True).reset(record.seed)
+    bids_valued = 0
+    for action, entry in zip(record.actions, record.values):
+        if game.phase == "bid" and game.current_player == 1:
+            assert entry["kind"] == "q" and entry["moves"][0][0] == action
+            assert sorted(m[0] for m in entry["moves"]) == sorted(int(a) for a in game.legal_moves())
+            bids_valued += 1
+        game.step(action)
+    assert bids_valued >= 1 and game.is_over and list(game.payoffs()) == record.payoffs
+    assert main(["eval", "doudizhu", "--bidding", "--a", "rule", "--b", "rlcard", "--deals", "1", "--workers", "0",
+                 "--save-games", str(out)]) == 2
+    assert "agent 'rlcard' cannot play the whole game (bidding)" in capsys.readouterr().err
+
+
+def test_a_redeal_after_all_passed_is_recorded_and_replayed_as_the_engine_deals_it(tmp_path, capsys):
+    from cardrl.eval.recording import play_recorded
+    from cardrl.play.session import notation_for
+    from cardrl.web.table import record_frames
+
+    options = get_game("doudizhu").full_options({"bidding": True})
+    engine = get_game("doudizhu").make_engine(**options)
+    rule = build_agent("rule", "doudizhu", options)
+    seed = next(s for s in range(50) if play_recorded(engine, [rule] * 3, s, ["rule"] * 3, options) and engine.redeals)
+    record = validate_record(play_recorded(engine, [rule] * 3, seed, ["rule"] * 3, options).to_json())
+    first_hands = [int(h.sum()) for h in get_game("doudizhu").make_engine(**options).reset(seed).hands]
+    frames = record_frames(record, notation_for("doudizhu"))
+    redeal = next(i for i, f in enumerate(frames) if any(e.startswith("All three passed") for e in f["events"]))
+    assert redeal == 3 and [f["move"]["text"] for f in frames[:3]] == ["bid pass"] * 3 and first_hands == [17] * 3
+    assert frames[redeal]["deal"] == 1 and frames[redeal]["status"][0].startswith("Bidding: bids so far none yet")
+    assert frames[redeal]["seats"][0]["hand"] != frames[0]["seats"][0]["hand"]  # dealt again
+    write_record(record, tmp_path / "r.json")
+    assert main(["play", "doudizhu", "--replay", str(tmp_path / "r.json")]) == 0
+    text = capsys.readouterr().out
+    assert "All three passed: the cards are dealt again (redeal 1)" in text and "is the landlord at bid" in text
+
+
 def _good(tmp_path) -> dict:
     engine = get_game("big2").make_engine()
     agents = [build_agent("rule", "big2")] * 4

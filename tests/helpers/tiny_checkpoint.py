@@ -21,3 +21,21 @@ def save_doudizhu_checkpoint(root: Path, seed: int = 1) -> Path:
     multi.save_to_path(str(root / "learner_group" / "learner" / "rl_module"))
     (root / "algorithm_state.pkl").write_bytes(pickle.dumps({"dmc_counters": COUNTERS}))
     return root
+
+
+def save_doudizhu_bidding_checkpoint(root: Path, seed: int = 1) -> Path:
+    """A whole-game (bidding) checkpoint: the card-play networks read the bid block, and AlphaDou's three bidding
+    networks ``bid_0`` .. ``bid_2`` (hidden size 16, untrained); its agent bids (``checkpoint:ROOT``)."""
+    import torch
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+
+    from cardrl.algorithms.dmc.bidding import bid_module_specs, card_play_input_blocks
+    from cardrl.algorithms.dmc.dmc_rl_module import DOUZERO_ROLE_DIMS, dmc_module_spec
+
+    torch.manual_seed(seed)
+    card_play = dmc_module_spec("douzero_lstm", DOUZERO_ROLE_DIMS,
+                                {"hidden_sizes": [32], "input_blocks": card_play_input_blocks()})
+    specs = {**card_play.rl_module_specs, **bid_module_specs("per_position", [16], False)}
+    MultiRLModuleSpec(rl_module_specs=specs).build().save_to_path(str(root / "learner_group" / "learner" / "rl_module"))
+    (root / "algorithm_state.pkl").write_bytes(pickle.dumps({"dmc_counters": {**COUNTERS, "bidding": True}}))
+    return root

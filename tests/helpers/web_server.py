@@ -15,7 +15,7 @@ from pathlib import Path
 import requests
 
 from helpers.ports import free_port  # noqa: F401  (the web tests take it from here)
-from helpers.tiny_checkpoint import save_doudizhu_checkpoint
+from helpers.tiny_checkpoint import save_doudizhu_bidding_checkpoint, save_doudizhu_checkpoint
 
 
 def wait_ready(url: str, proc: subprocess.Popen | None = None, timeout_s: float = 60.0) -> None:
@@ -32,8 +32,9 @@ def wait_ready(url: str, proc: subprocess.Popen | None = None, timeout_s: float 
 
 
 def make_served_data(root: Path) -> dict[str, Path]:
-    """Game records of all three games (a DouDiZhu checkpoint with values, a two-deal GuanDan match), a run directory
-    whose checkpoint is the tiny one, and a league table."""
+    """Game records of all three games (a DouDiZhu checkpoint with values, a two-deal GuanDan match, the whole game
+    of DouDiZhu with a learned bidder in seat 0), a run directory whose checkpoint is the tiny one, and a league
+    table."""
     from cardrl.cli import main
     from cardrl.eval.recording import save_games
     from cardrl.games.registry import get_game
@@ -42,6 +43,9 @@ def make_served_data(root: Path) -> dict[str, Path]:
     records = root / "records"
     save_games(f"checkpoint:{ckpt}", "rule", "doudizhu", get_game("doudizhu").full_options(), [3], records)
     save_games("rule", "random", "big2", get_game("big2").full_options(), [5], records)
+    bidder = save_doudizhu_bidding_checkpoint(root / "bidding_ckpt")
+    bidding = get_game("doudizhu").full_options({"bidding": True})
+    save_games(f"checkpoint:{bidder}", "rule", "doudizhu", bidding, [3], records / "bidding")
     save_games("rule", "random", "guandan", get_game("guandan").full_options({"max_deals": 2, "tribute_decisions": True}), [7], records)
     run = root / "run_dmc"
     run.mkdir()
@@ -54,7 +58,7 @@ def make_served_data(root: Path) -> dict[str, Path]:
                                                  "agent_kind": "checkpoint"}))
     assert main(["eval", "big2", "--league", "rule", "random", "--deals", "2", "--workers", "0",
                  "--out", str(root / "league")]) == 0
-    return {"ckpt": ckpt, "records": records, "run": run, "league": root / "league.csv"}
+    return {"ckpt": ckpt, "bidding_ckpt": bidder, "records": records, "run": run, "league": root / "league.csv"}
 
 
 def start_cli_server(paths: list[str], agents: list[str], port: int) -> subprocess.Popen:

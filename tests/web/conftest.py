@@ -13,7 +13,7 @@ def server(served):
     """``cardrl serve RECORDS RUN LEAGUE --agent checkpoint:CKPT`` on a free loopback port: its base URL."""
     port = free_port()
     proc = start_cli_server([str(served["records"]), str(served["run"]), str(served["league"])],
-                            [f"checkpoint:{served['ckpt']}"], port)
+                            [f"checkpoint:{served['ckpt']}", f"checkpoint:{served['bidding_ckpt']}"], port)
     url = f"http://127.0.0.1:{port}"
     try:
         wait_ready(url, proc)

@@ -32,7 +32,7 @@ def test_info_lists_games_agents_runs_and_records(server, served):
     assert set(games) == {"doudizhu", "big2", "guandan"}
     assert {"random", "rule", "run0", f"checkpoint:{served['ckpt']}"} <= set(games["doudizhu"]["agents"])
     assert "run0" not in games["big2"]["agents"]  # the run's checkpoint plays DouDiZhu only
-    assert info["runs"] == ["run0"] and info["leagues"] == ["league0"] and info["records"] == 2 + 4 + 2
+    assert info["runs"] == ["run0"] and info["leagues"] == ["league0"] and info["records"] == 2 + 4 + 2 + 6
 
 
 def test_replay_frames_show_every_hand_and_the_values(server, served):
@@ -59,12 +59,40 @@ def test_replay_of_a_guandan_match_shows_tribute_levels_and_both_deals(server):
     data = get(server, f"/api/records/{records['guandan_0000_a-team-0.json']}")
     deals = {f["deal"] for f in data["frames"]}
     assert deals == {0, 1}
-    change = next(f for f in data["frames"] if f["events"])
-    assert change["events"][0].startswith("Deal 1 over") and "--- deal 2 at level" in change["events"][1]
+    assert next(f for f in data["frames"] if f["events"])["events"][0].endswith("is out (1. place)")
+    change = next(f for f in data["frames"] if f["events"] and f["events"][0].startswith("Deal 1 over"))
+    assert "--- deal 2 at level" in change["events"][1]
     assert any("level" in line for line in data["frames"][0]["status"])
     moves = [f["move"]["text"] for f in data["frames"] if f["move"]]
     refused = any("refused" in e for f in data["frames"] for e in f["events"])
     assert refused or (any(m.startswith("tribute") for m in moves) and any(m.startswith("return") for m in moves))
+
+
+def test_replay_of_a_whole_game_record_shows_the_bids_their_values_then_the_landlord(server, served):
+    records = {r["name"]: r["id"] for r in get(server, "/api/records")}
+    data = get(server, f"/api/records/{records['doudizhu_0000_a-seat-0.json']}")
+    record = read_record(served["records"] / "bidding" / "doudizhu_0000_a-seat-0.json")
+    assert data["options"]["bidding"] is True and data["actions"] == record.actions
+    game = get_game("doudizhu").make_engine(bidding=True).reset(record.seed)
+    bids = 0
+    for frame, action in zip(data["frames"], record.actions):
+        if game.phase != "bid":
+            break
+        bids += 1
+        assert frame["move"]["text"].startswith("bid ") and frame["status"][0].startswith("Bidding")
+        assert all(s["label"] == f"seat {s['seat']}" for s in frame["seats"])
+        values = frame["values"]
+        if game.current_player == 0:  # the learned bidder's Q of every legal bid, its bid the best
+            assert values["kind"] == "q" and values["moves"][0]["id"] == action
+            assert {m["id"] for m in values["moves"]} == {int(a) for a in game.legal_moves()}
+            assert all(m["text"].startswith("bid ") for m in values["moves"])
+        else:
+            assert values is None
+        game.step(action)
+    after = data["frames"][bids]
+    assert any(f"seat {game.landlord} is the landlord at bid {game.bid}" in e for e in after["events"])
+    assert after["status"][0].startswith(f"Landlord: landlord (seat {game.landlord}), bid {game.bid}")
+    assert "Bottom cards" in after["status"][1]
 
 
 def _play_to_end(url, state, choose):
@@ -107,6 +135,69 @@ def test_play_big2_by_typed_cards_and_bad_moves_are_refused_with_the_session_unh
     end = _play_to_end(server, after, lambda s: s["legal"][-1]["id"])
     assert "the game is over" in post(server, f"/api/play/{sid}/move", {"action": 0}, 400)["error"]
     assert any("Payoffs" in line for line in end["result"])
+
+
+def test_play_the_whole_doudizhu_game_bids_included_against_a_learned_bidder(server, served):
+    bidder = f"checkpoint:{served['bidding_ckpt']}"
+    state = post(server, "/api/play", {"game": "doudizhu", "seat": 1, "agent": bidder, "hint_agent": bidder,
+                                       "seed": 5, "rules": {"bidding": True}})
+    bid_hints = []
+    while not state["over"]:
+        bidding = state["phase"] == "bid"
+        if bidding:
+            assert all(m["text"].startswith("bid ") for m in state["legal"])
+            bid_hints.append(state["hints"])
+        choice = state["hints"]["moves"][0]["id"] if state["hints"] else state["legal"][0]["id"]
+        state = post(server, f"/api/play/{state['session']}/move", {"action": choice})
+    assert bid_hints and all(h["kind"] == "q" and h["moves"][0]["text"].startswith("bid ") for h in bid_hints)
+    game = get_game("doudizhu").engine_class.replay(5, state["actions"], bidding=True)
+    assert game.is_over and game.bids and any(e["text"].startswith("bid ") for e in state["log"])
+    assert any("is the landlord at bid" in e for e in state["events"]) and state["result"]
+
+
+@pytest.mark.parametrize("body, status, message", [
+    ({"game": "doudizhu", "agent": "run0", "rules": {"bidding": True}}, 400,
+     "cannot play the whole game (bidding): it cannot play against you"),
+    ({"game": "doudizhu", "rules": {"nope": 1}}, 400,
+     "unknown DouDiZhu rule option(s) ['nope'] here; allowed: ['kickers', 'bidding', 'spring']"),
+    ({"game": "doudizhu", "rules": {"kickers": "many"}}, 400, "kickers='many'; allowed: 'douzero', 'distinct'"),
+    ({"game": "doudizhu", "rules": {"bidding": "yes"}}, 400, "bidding='yes'; allowed: True, False"),
+    ({"game": "big2", "rules": {"bidding": True}}, 400, "allowed: ['straight_order', 'open_with_three_diamonds'"),
+    ({"game": "big2", "rules": {"straight_order": "up"}}, 400, "allowed: ('bigzero', 'low')"),
+    ({"game": "guandan", "rules": {"max_deals": 3}}, 400, "unknown GuanDan rule option(s) ['max_deals']"),
+    ({"game": "guandan", "rules": {"match": "maybe"}}, 400, "match must be a bool, got str 'maybe'; allowed: true"),
+    ({"game": "guandan", "rules": {"level": "Z"}}, 400, "level 'Z' is no rank"),
+    ({"game": "guandan", "deals": 51}, 422, "deals"),
+])
+def test_bad_rule_options_are_refused_naming_what_is_allowed(server, body, status, message):
+    r = requests.post(server + "/api/play", json=body, timeout=30)
+    assert r.status_code == status and message in r.json()["error"], r.text
+
+
+def test_play_form_options_reach_the_engine(server):
+    state = post(server, "/api/play", {"game": "guandan", "agent": "rule", "seed": 3,
+                                       "rules": {"match": False, "level": "5"}})
+    assert state["status"][0].startswith("Deal 1 at level 5"), state["status"]
+    state = post(server, "/api/play", {"game": "guandan", "agent": "rule", "seed": 3, "deals": 2,
+                                       "rules": {"tribute_decisions": "true"}})
+    assert state["status"][0].startswith("Deal 1 of 2 at level 2"), state["status"]
+    info = {g["name"]: g for g in get(server, "/api/info")["games"]}
+    assert [f["name"] for f in info["guandan"]["rules"]] == ["match", "level", "a_level_attempts",
+                                                            "return_level_card", "match_bonus", "tribute_decisions"]
+    assert not next(f for f in info["guandan"]["rules"] if f["name"] == "match")["compare"]
+    assert len(info["doudizhu"]["whole_game_arrangements"]) == 6 and info["big2"]["whole_game_arrangements"] is None
+
+
+def test_compare_the_whole_game_with_bidding(server, served):
+    bidder = f"checkpoint:{served['bidding_ckpt']}"
+    d = post(server, "/api/compare", {"game": "doudizhu", "a": bidder, "b": "rule", "seed": 9, "arrangement": 3,
+                                      "rules": {"bidding": True}})
+    assert d["label"] == "A seats 1+2" and d["left"]["options"]["bidding"] is True
+    assert d["left"]["frames"][0]["move"]["text"].startswith("bid ")
+    assert "cannot play the whole game" in post(server, "/api/compare", {
+        "game": "doudizhu", "a": "run0", "b": "rule", "rules": {"bidding": True}}, 400)["error"]
+    assert "DouDiZhu has 6" in post(server, "/api/compare", {
+        "game": "doudizhu", "a": "rule", "b": "rule", "arrangement": 6, "rules": {"bidding": True}}, 400)["error"]
 
 
 @pytest.mark.parametrize("method, path, body, status, message", [
@@ -168,3 +259,5 @@ def test_the_cli_refuses_bad_paths_and_ports(tmp_path, capsys):
     assert "--port must be 0..65535" in capsys.readouterr().err
     assert main(["serve", "--agent", "nonsense:"]) == 2
     assert "does not parse" in capsys.readouterr().err
+    assert main(["serve", "--max-stuck", "0"]) == 2
+    assert "--max-stuck must be 1..64, got 0" in capsys.readouterr().err

@@ -61,7 +61,7 @@ def _load_record(driver, server, name, title):
     _wait(driver, lambda d: name in _by_id(d, "replay-record").text)
     _select(driver, "replay-record", name)
     _by_id(driver, "replay-load").click()
-    _wait(driver, lambda d: _by_id(d, "replay-title").text.startswith(title))
+    _wait(driver, lambda d: title in _by_id(d, "replay-title").text)
 
 
 @pytest.mark.slow
@@ -89,6 +89,30 @@ def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
     assert "Q of the top moves" in table
     assert browser.find_elements("css selector", "#replay-table .values tr.chosen")
     shots(browser, "replay_doudizhu_values")
+    _load_record(browser, server, "doudizhu_0000_a-seat-0.json", "A seat 0")  # the whole game: bids, then landlord
+    assert "Bidding: bids so far none yet" in _by_id(browser, "replay-table").text
+    while "Bidding" in _by_id(browser, "replay-table").text:
+        _by_id(browser, "replay-fwd").click()
+    assert "is the landlord at bid" in _by_id(browser, "replay-table").text
+    assert "Bottom cards" in _by_id(browser, "replay-table").text
+    _by_id(browser, "replay-back").click()
+    shots(browser, "replay_doudizhu_bidding")
+
+
+def test_the_play_form_offers_the_games_rule_options_and_shows_the_servers_refusal(browser, server, shots):
+    _open(browser, server, "play")
+    assert not _by_id(browser, "play-deals-box").is_displayed()  # DouDiZhu plays one deal
+    _select(browser, "play-game", "GuanDan")
+    assert _by_id(browser, "play-deals-box").is_displayed()
+    fields = [e.get_attribute("data-name") for e in browser.find_elements("css selector", "#play-rules .rule")]
+    assert fields == ["match", "level", "a_level_attempts", "return_level_card", "match_bonus", "tribute_decisions"]
+    level = browser.find_element("css selector", "#play-rules input[data-name=level]")
+    level.clear()
+    level.send_keys("Z")
+    _by_id(browser, "play-start").click()
+    _wait(browser, lambda d: _by_id(d, "error").is_displayed())
+    assert "GuanDan rule options: level 'Z' is no rank" in _by_id(browser, "error").text
+    shots(browser, "play_form_rule_options")
 
 
 @pytest.mark.slow
@@ -109,36 +133,45 @@ def test_compare_two_agents_marks_the_first_difference(browser, server, shots):
     shots(browser, "compare")
 
 
-def _play_by_clicking(browser, server, game, seat, agent, hint=None):
+def _play_by_clicking(browser, server, game, seat, agent, hint=None, rules=(), first=None):
     _open(browser, server, "play")
     _select(browser, "play-game", game)
+    for name in rules:  # rule options' checkboxes
+        browser.find_element("css selector", f"#play-rules input[data-name={name}]").click()
     _select(browser, "play-seat", seat)
     _select(browser, "play-agent", agent)
     if hint:
         _select(browser, "play-hint", hint)
     _by_id(browser, "play-start").click()
     _wait(browser, lambda d: _by_id(d, "play-view").is_displayed() and not _by_id(d, "busy").is_displayed())
-    clicks = 0
+    clicks = []  # the moves clicked
     while not _by_id(browser, "play-result").is_displayed():
         _no_error(browser)
         buttons = browser.find_elements("css selector", "#play-moves button.move")
         assert buttons, "no legal move to click"
-        if clicks == 0 and hint:
+        if not clicks and hint:
             assert "hint: the agent's values" in _by_id(browser, "play-hints").text
+        if not clicks and first:
+            first(browser)
         before = _by_id(browser, "play-log").get_attribute("innerHTML")
+        clicks.append(buttons[-1].get_attribute("title"))
         buttons[-1].click()
-        clicks += 1
         _wait(browser, lambda d: not _by_id(d, "busy").is_displayed()
               and (_by_id(d, "play-log").get_attribute("innerHTML") != before or _by_id(d, "error").is_displayed()))
-        assert clicks < 120
+        assert len(clicks) < 120
     return clicks
 
 
 @pytest.mark.slow
-def test_play_a_whole_doudizhu_deal_by_clicking_with_hints(browser, server, shots):
+def test_play_a_whole_doudizhu_deal_by_clicking_with_hints(browser, server, served, shots):
     clicks = _play_by_clicking(browser, server, "DouDiZhu", "1: landlord_down", "run0", hint="run0")
-    assert clicks >= 1 and "Game over" in _by_id(browser, "play-result").text
+    assert clicks and "Game over" in _by_id(browser, "play-result").text
     shots(browser, "play_doudizhu_result")
+    bidder = f"checkpoint:{served['bidding_ckpt']}"  # the whole game: the person bids too
+    clicks = _play_by_clicking(browser, server, "DouDiZhu", "2", bidder, hint=bidder, rules=["bidding"],
+                               first=lambda b: shots(b, "play_doudizhu_bidding"))
+    assert clicks[0].startswith("bid ") and "Game over" in _by_id(browser, "play-result").text
+    shots(browser, "play_doudizhu_bidding_result")
 
 
 @pytest.mark.slow
@@ -154,5 +187,5 @@ def test_play_a_whole_big2_deal_by_clicking_and_an_illegal_typed_move_is_explain
     assert "not a legal move" in _by_id(browser, "error").text
     shots(browser, "play_big2_illegal")
     clicks = _play_by_clicking(browser, server, "Big2", "0: west", "rule")
-    assert clicks >= 1 and "Payoffs" in _by_id(browser, "play-result").text
+    assert clicks and "Payoffs" in _by_id(browser, "play-result").text
     shots(browser, "play_big2_result")

@@ -41,6 +41,20 @@ class DouDizhuNotation(GameNotation):
         lines.append("Bottom cards (landlord's): " + self.cards_text(_rank_to_thermo(game.bottom), game))
         return lines
 
+    def step_lines(self, game: Any, mover: int, label: str, left_before: np.ndarray) -> list[str]:
+        if game.phase == "play" and not game.history and game.actions and game.actions[-1] >= game.num_moves:
+            bottom = self.cards_text(_rank_to_thermo(game.bottom), game)
+            return [f"  seat {game.landlord} is the landlord at bid {game.bid} and takes the bottom cards {bottom}"]
+        return []
+
+    def deal_index(self, game: Any) -> int:
+        """With bidding, each deal after all three passed counts as a new deal (the engine's ``redeals``)."""
+        return int(game.redeals)
+
+    def deal_change_lines(self, game: Any, viewer: int) -> list[str]:
+        return [(f"All three passed: the cards are dealt again (redeal {game.redeals}); seat {game.current_player} "
+                 f"bids first")]
+
     def prompt_hint(self, game: Any) -> str:
         if game.phase == "bid":
             return "bid: pass (0), 1, 2 or 3 above the current bid; help, quit"

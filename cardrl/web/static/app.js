@@ -156,7 +156,8 @@ function renderCompare() {
 
 async function runCompare() {
   const body = { game: $("compare-game").value, a: $("compare-a").value, b: $("compare-b").value,
-                 seed: Number($("compare-seed").value || 0), arrangement: Number($("compare-arrangement").value || 0) };
+                 seed: Number($("compare-seed").value || 0), arrangement: Number($("compare-arrangement").value || 0),
+                 rules: rulesOf("compare") };
   $("compare-summary").textContent = "playing ...";
   const d = compare.data = await api("POST", "/api/compare", body);
   compare.i = d.first_difference === null ? 0 : d.first_difference;
@@ -201,7 +202,8 @@ async function startPlay() {
   const seed = $("play-seed").value;
   const hint = $("play-hint").value;
   const body = { game: $("play-game").value, seat: Number($("play-seat").value), agent: $("play-agent").value,
-                 hint_agent: hint || null, seed: seed === "" ? null : Number(seed) };
+                 hint_agent: hint || null, seed: seed === "" ? null : Number(seed), rules: rulesOf("play") };
+  if (gameInfo(body.game).match) body.deals = Number($("play-deals").value || 1);
   play.state = await api("POST", "/api/play", body);
   renderPlay();
 }
@@ -228,6 +230,31 @@ async function loadRuns() {
 // ---- set-up --------------------------------------------------------------------------------------------------------
 function gameInfo(name) { return INFO.games.find((g) => g.name === name); }
 
+function rulesHTML(g, compare) {  // the game's rule options (docs/rules.md); the server checks every value
+  return g.rules.filter((r) => !compare || r.compare).map((r) => r.kind === "bool"
+    ? `<label><input type="checkbox" class="rule" data-name="${esc(r.name)}" data-default="${r.default}"${r.default ? " checked" : ""}> ${esc(r.name)}</label>`
+    : `<label>${esc(r.name)} <input class="rule" size="7" data-name="${esc(r.name)}" data-default="${esc(r.default)}" value="${esc(r.default)}"></label>`).join("");
+}
+
+function rulesOf(prefix) {  // the options changed from their defaults
+  const rules = {};
+  document.querySelectorAll(`#${prefix}-rules .rule`).forEach((el) => {
+    const value = el.type === "checkbox" ? el.checked : el.value;
+    if (String(value) !== el.dataset.default) rules[el.dataset.name] = value;
+  });
+  return rules;
+}
+
+function bidding(prefix, g) { return Boolean(g.bidding_option && rulesOf(prefix)[g.bidding_option]); }
+
+function fillRuleDependent() {  // the seats and arrangements change when the players bid for their roles
+  const c = gameInfo($("compare-game").value), p = gameInfo($("play-game").value);
+  const labels = bidding("compare", c) ? c.whole_game_arrangements : c.arrangements;
+  $("compare-arrangement").innerHTML = labels.map((l, i) => `<option value="${i}">${esc(l)}</option>`).join("");
+  $("play-seat").innerHTML = p.seats.map((s, i) => `<option value="${i}">${i}${bidding("play", p) ? "" : `: ${esc(s)}`}</option>`).join("");
+  $("play-deals-box").hidden = !p.match;
+}
+
 function fillGameControls() {
   for (const [gameId, prefix] of [["compare-game", "compare"], ["play-game", "play"]]) {
     const g = gameInfo($(gameId).value);
@@ -236,13 +263,10 @@ function fillGameControls() {
       sel.innerHTML = none + g.agents.map((a) => `<option value="${esc(a)}">${esc(a)}</option>`).join("");
       if (!sel.dataset.none && g.agents.includes("rule")) sel.value = "rule";
     });
-    if (prefix === "compare") {
-      $("compare-arrangement").innerHTML = g.arrangements.map((l, i) => `<option value="${i}">${esc(l)}</option>`).join("");
-      if (g.agents.includes("random")) $("compare-b").value = "random";
-    } else {
-      $("play-seat").innerHTML = g.seats.map((s, i) => `<option value="${i}">${i}: ${esc(s)}</option>`).join("");
-    }
+    $(`${prefix}-rules`).innerHTML = rulesHTML(g, prefix === "compare");
+    if (prefix === "compare" && g.agents.includes("random")) $("compare-b").value = "random";
   }
+  fillRuleDependent();
 }
 
 function showPage() {
@@ -269,6 +293,8 @@ function bind() {
   $("compare-slider").oninput = (e) => stepCompare(Number(e.target.value));
   document.querySelectorAll(".game-select").forEach((s) => { s.onchange = fillGameControls; });
   $("play-start").onclick = () => guarded(startPlay);
+  $("play-rules").onchange = fillRuleDependent;
+  $("compare-rules").onchange = fillRuleDependent;
   $("play-moves").onclick = (e) => { const b = e.target.closest("button.move"); if (b) guarded(() => sendMove({ action: Number(b.dataset.id) })); };
   $("play-send").onclick = () => guarded(() => sendMove({ text: $("play-text").value }));
   $("play-text").onkeydown = (e) => { if (e.key === "Enter") guarded(() => sendMove({ text: $("play-text").value })); };
