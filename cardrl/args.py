@@ -7,9 +7,10 @@ scheme")."""
 from __future__ import annotations
 
 import argparse
+import math
 import os
 
-__all__ = ["path_arg", "agent_spec_arg"]
+__all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float"]
 
 
 def path_arg(text: str) -> str:
@@ -34,3 +35,34 @@ def agent_spec_arg(text: str) -> str:
     if spec.path is None:
         return spec.text
     return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
+
+
+def int_at_least(low: int, what: str = ""):
+    """An argparse type: an int ``>= low`` (``what`` says what the bound means, e.g. ``"0: never"``)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(str(text).strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an int; give an int >= {low}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{value} is below {low}; give an int >= {low}"
+                                             + (f" ({what})" if what else ""))
+        return value
+
+    parse.__name__ = f"int >= {low}"
+    return parse
+
+
+positive_int = int_at_least(1)
+non_negative_int = int_at_least(0)
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (NaN and inf refused)."""
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a finite number > 0") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
+    return value

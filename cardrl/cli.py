@@ -157,6 +157,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     from cardrl.algorithms.training.settings import RunSettings, field_default
 
     parser = build_parser()
+    for word in argv:  # argparse drops a value of '--' and keeps the option's default: refuse it instead
+        if word.startswith("--") and word.endswith("=--"):
+            parser.error(f"argument {word[:-3]}: '--' is not a value; give the option a value")
     args, extras = parser.parse_known_args(argv)
     if extras and args.command == "train":
         _refuse_other_algorithms(args.algo, extras)
@@ -167,6 +170,46 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             if not hasattr(args, f.name):
                 setattr(args, f.name, field_default(f))
     return args
+
+
+# each command's check of its options, the step it runs before anything heavy (Ray, training, a server, games):
+# check_command_line runs it alone
+CHECKS = {"train": "cardrl.algorithms.training.loop:check_train_args",
+          "tune": "cardrl.algorithms.tune.sweep:check_tune",
+          "bench": "cardrl.bench.cli:check_bench",
+          "eval": "cardrl.eval.cli:check_eval",
+          "play": "cardrl.play.cli:check_play",
+          "serve": "cardrl.web.cli:check_serve",
+          "report": "cardrl.run_dir:check_run_dir_args",
+          "plot": "cardrl.run_dir:check_run_dir_args"}
+
+
+def check_command_line(argv: list[str]) -> int:
+    """``cardrl ARGV`` parsed and checked as the command checks it before it starts anything, without running it:
+    0 when it would start, else 2 with the command's one-line error on stderr (argparse's exit 2 for what the parse
+    refuses). The fuzz tests (tests/fuzz/test_fuzz_cli.py) drive it."""
+    from cardrl.games.registry import resolve
+
+    argv = list(expand_preset(list(argv)))
+    args = parse_args(argv) if argv[:1] != ["train"] else _parse_train(argv)
+    if args is None:
+        return 2
+    try:
+        resolve(CHECKS[args.command])(args)
+    except (ValueError, FileNotFoundError) as err:
+        command = " ".join([args.command, *([args.target] if args.command == "bench" else [])])
+        print(f"cardrl {command}: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def _parse_train(argv: list[str]) -> argparse.Namespace | None:
+    """``cardrl train``'s parse: None after printing the error of a flag of another algorithm."""
+    try:
+        return parse_args(argv)
+    except ValueError as err:
+        print(f"cardrl train: error: {err}", file=sys.stderr)
+        return None
 
 
 def _train(argv: list[str]) -> int:
@@ -197,8 +240,13 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cardrl tune: error: {err}", file=sys.stderr)
             return 2
     if args.command == "bench":
-        from cardrl.bench.cli import main_bench
+        from cardrl.bench.cli import check_bench, main_bench
 
+        try:
+            check_bench(args)
+        except ValueError as err:
+            print(f"cardrl bench {args.target}: error: {err}", file=sys.stderr)
+            return 2
         return main_bench(args)
     if args.command == "plot":
         from cardrl.eval.plot import main_plot

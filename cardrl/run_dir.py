@@ -28,12 +28,24 @@ from typing import Any, Callable
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "write_config", "trim_progress", "save_checkpoint", "latest_checkpoint",
-           "ProgressLog", "log_scalars"]
+           "ProgressLog", "log_scalars", "check_run_dir_args"]
 
 PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
 CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
 # record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+
+
+def check_run_dir_args(args) -> None:
+    """``cardrl report`` and ``cardrl plot``'s check before they read anything: RUN_DIR is a run directory of
+    ``cardrl train`` (a FileNotFoundError naming it otherwise) and ``--out``, the file to write, is not a directory."""
+    run = Path(args.run_dir)
+    if not run.is_dir():
+        raise FileNotFoundError(f"{args.run_dir}: no such run directory" + (" (it is a file)" if run.exists() else ""))
+    if not (run / PROGRESS).is_file():
+        raise FileNotFoundError(f"{args.run_dir} has no {PROGRESS}: is it a run directory of `cardrl train`?")
+    if args.out is not None and Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out} is a directory; give the file to write")
 
 
 def read_progress(run_dir: str | Path, *, torn_last_line: bool = False) -> list[dict]:

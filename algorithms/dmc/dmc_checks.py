@@ -8,6 +8,7 @@ Options that go with another one (``om_*`` with ``opponent_model``, ``prune_*`` 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import fields
 
@@ -146,6 +147,24 @@ def _opponent_model_fits(config) -> list[str]:
 
 def epsilon(config) -> list[str]:
     return _problem(not 0.0 <= config.epsilon <= 1.0, f"epsilon={config.epsilon} must lie in [0, 1]")
+
+
+def learner_numbers(config) -> list[str]:
+    """The optimizer's numbers (a finite learning rate, eps and gradient clip above 0; RMSprop's alpha in [0, 1)), the
+    hidden layer sizes and the updates per iteration."""
+    out = []
+    for name in ("lr", "rmsprop_eps", "grad_clip"):
+        value = getattr(config, name)
+        out += _problem(not (_number(value) and math.isfinite(value) and value > 0) and not
+                        (name == "grad_clip" and value is None), f"{name}={value!r} must be a finite number > 0")
+    alpha = config.rmsprop_alpha
+    out += _problem(not (_number(alpha) and 0 <= alpha < 1), f"rmsprop_alpha={alpha!r} must lie in [0, 1)")
+    for name in ("hidden_sizes", "bid_hidden_sizes"):
+        sizes = getattr(config, name)
+        out += _problem(sizes is not None and not (len(sizes) and all(_positive_int(s) for s in sizes)),
+                        f"{name}={sizes!r} must be ints >= 1, one per hidden layer")
+    return out + _problem(not _positive_int(config.updates_per_iteration),
+                          f"updates_per_iteration={config.updates_per_iteration!r} must be an int >= 1")
 
 
 def frames_per_update(config) -> list[str]:
@@ -311,9 +330,9 @@ def learner_gpus(config) -> list[str]:
 
 
 CHECKS: tuple[Callable, ...] = (
-    learner_slices, optimizer, module_mapping, q_model, opponent_model, epsilon, frames_per_update, bidding, prune,
-    q_clip, admc_numbers, target_baseline, target_baseline_rate, admc_without_q_clip, oracle, oracle_mode, coach,
-    driver_sample_frames, actor_precision, gpu_inference, num_envs_per_env_runner, learner_gpus)
+    learner_slices, optimizer, module_mapping, q_model, opponent_model, epsilon, learner_numbers, frames_per_update,
+    bidding, prune, q_clip, admc_numbers, target_baseline, target_baseline_rate, admc_without_q_clip, oracle,
+    oracle_mode, coach, driver_sample_frames, actor_precision, gpu_inference, num_envs_per_env_runner, learner_gpus)
 
 
 def config_problems(config) -> list[str]:

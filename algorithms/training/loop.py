@@ -28,7 +28,8 @@ from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.run_config import run_dir, write_config
 from cardrl.algorithms.training.settings import values_from_args
 
-__all__ = ["run_training", "run_loop", "stop_rule", "stop_time_of", "RunClock", "Sink", "RunFiles",
+__all__ = ["run_training", "check_training", "check_train_args", "run_loop", "stop_rule", "stop_time_of", "RunClock",
+           "Sink", "RunFiles",
            "DEFAULT_STOP_TIME_S"]
 
 DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
@@ -209,7 +210,38 @@ def _check_run_options(driver: Driver, args: Namespace) -> bool:
     if resume and args.restore:
         raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
                          "the checkpoint it names: give one of them, not both")
+    for flag, value in (("--stop-time", args.stop_time), ("--checkpoint-every", args.checkpoint_every)):
+        if value is not None and not value > 0:
+            raise ValueError(f"{flag} must be a duration > 0, e.g. 90s, 10m or 2h; got {value:g}s")
+    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out} is a file; give the run directory to write (made if missing)")
+    if args.restore is not None:
+        if not Path(args.restore).is_dir():
+            raise FileNotFoundError(f"--restore {args.restore}: no such checkpoint directory")
+        if driver.verify_checkpoint is not None:
+            try:
+                driver.verify_checkpoint(Path(args.restore))
+            except ValueError as err:
+                raise ValueError(f"--restore {args.restore}: {err}") from None
     return resume
+
+
+def check_training(driver: Driver, args: Namespace, say: Callable[[str], Any] = print) -> tuple[bool, Any, Any]:
+    """What ``cardrl train`` checks before Ray starts: the run options together, the algorithm's config (its
+    ``validate()``) and the baselines; returns whether the run resumes, the config and the baselines. ValueError
+    (FileNotFoundError for a baseline's checkpoint) naming what is wrong."""
+    resume = _check_run_options(driver, args)
+    config = driver.build_config(args, say)
+    if hasattr(config, "validate"):
+        config.validate()
+    return resume, config, driver.evaluation.baselines(config, args, list(args.eval_against))
+
+
+def check_train_args(args: Namespace) -> None:
+    """:func:`check_training` of a parsed ``cardrl train`` command line (its ``--algo``'s driver), printing nothing."""
+    from cardrl.algorithms.training.registry import driver
+
+    check_training(driver(args.algo), args, say=lambda _: None)
 
 
 def run_training(driver: Driver, args: Namespace) -> int:
@@ -219,9 +251,7 @@ def run_training(driver: Driver, args: Namespace) -> int:
     from cardrl.games.registry import get_game
     from cardrl.ray_start import start_ray
 
-    resume = _check_run_options(driver, args)
-    config = driver.build_config(args, print)
-    baselines = driver.evaluation.baselines(config, args, list(args.eval_against))
+    resume, config, baselines = check_training(driver, args)
     start_ray(max(2, args.num_env_runners + 1))
     out = run_dir(args)
     out.mkdir(parents=True, exist_ok=True)

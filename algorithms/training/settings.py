@@ -14,24 +14,25 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
-from cardrl.args import agent_spec_arg, path_arg
+from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
 
 __all__ = ["RunSettings", "option", "add_arguments", "values_from_args", "field_default", "flag_of",
            "parse_duration", "settings_from_args", "OPTIONAL_RUN_OPTIONS"]
 
-_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smh])$")
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$", re.ASCII)
+_UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_duration(text: str) -> float:
-    """``"90s"`` -> 90.0, ``"10m"`` -> 600.0, ``"1.5h"`` -> 5400.0 seconds; ``"0"`` is 0; any other bare number is
-    refused (its unit would be a guess)."""
+    """``"90s"`` -> 90.0, ``"10m"`` -> 600.0, ``"1.5h"`` -> 5400.0, ``"2d"`` -> 172800.0 seconds; ``"0"`` is 0; any
+    other bare number is refused (its unit would be a guess)."""
     if str(text).strip() in ("0", "0.0"):
         return 0.0
     match = _DURATION.match(str(text).strip())
     if not match:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use a number with a unit: e.g. 90s, 10m or 2h")
-    value, unit = float(match.group(1)), match.group(2)
-    return value * {"s": 1, "m": 60, "h": 3600}[unit]
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use a number with a unit (s, m, h or d): e.g. "
+                                         f"90s, 10m, 2h or 1d")
+    return float(match.group(1)) * _UNIT_S[match.group(2)]
 
 
 def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
@@ -62,9 +63,10 @@ class RunSettings:
 
     stop_time: float | None = option(None, "wall time to train, e.g. 90s, 10m, 2h (default: 10m unless "
                                            "--stop-frames)", type=parse_duration)
-    stop_frames: int | None = option(None, "frames (state-action samples) to train", type=int)
-    num_env_runners: int = option(1, "Ray actors playing games (each one CPU)", type=int)
-    num_learners: int = option(0, "learner actors (0: the learner runs in the driver)", type=int)
+    stop_frames: int | None = option(None, "frames (state-action samples) to train", type=positive_int)
+    num_env_runners: int = option(1, "Ray actors playing games (each one CPU)", type=non_negative_int)
+    num_learners: int = option(0, "learner actors (0: the learner runs in the driver)",
+                              type=non_negative_int)
     gpu: bool = option(False, "put the learner(s) on a GPU")
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
                                    "runs/<algo>_<game>)", type=path_arg)
@@ -77,8 +79,9 @@ class RunSettings:
     eval_every_frames: int = option(0, "dmc: also evaluate each time this many more frames are trained, e.g. 200000 "
                                        "(the record's eval_frames names the milestone; 0: never); with --eval-every "
                                        "0, evaluations happen at the same frame counts in every run",
-                                    type=int)
-    eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)", type=int)
+                                    type=non_negative_int)
+    eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)",
+                            type=positive_int)
     eval_against: list = option(["random"], "baseline agent specs evaluated against (random, rule, mcs-greedy, "
                                             "...)", nargs="+", type=agent_spec_arg)
     eval_unpruned: bool = option(False, "dmc, with --prune mcs: also evaluate the greedy networks without pruning "
@@ -93,7 +96,8 @@ class RunSettings:
     match_bonus: bool = option(False, "guandan: DanZero+'s match reward, +1 / -1 for the won / lost match (dmc: "
                                       "added to every deal's samples of the match; topk-ppo: to the match's last "
                                       "decision, as the authors' actors do)")
-    seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines", type=int)
+    seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines",
+                     type=non_negative_int)
 
 
 def flag_of(f) -> str:

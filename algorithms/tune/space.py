@@ -176,7 +176,9 @@ def load_space(path: str | Path) -> SweepSpace:
     checked against the options' types here; :func:`check_space` checks them against a game with DMCConfig."""
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"space file {path} does not exist")
+        what = "is a directory; give a JSON space file (examples in experiments/spaces/)" if path.is_dir() \
+            else "does not exist"
+        raise FileNotFoundError(f"space file {path} {what}")
     try:
         raw = json.loads(path.read_text())
     except json.JSONDecodeError as err:

@@ -36,7 +36,7 @@ from cardrl.algorithms.tune import resume as resuming
 from cardrl.algorithms.tune.results import best_of, label, plot, rows_of, table, write_csv
 from cardrl.algorithms.tune.space import ALGO, SweepSpace, check_space, load_space, trial_args
 
-__all__ = ["run_tune"]
+__all__ = ["run_tune", "check_tune"]
 
 
 def _check_options(args: argparse.Namespace, space: SweepSpace, game: str) -> None:
@@ -167,15 +167,21 @@ def _write_results(grid: Any, args: argparse.Namespace, space: SweepSpace, out: 
     return rows, best
 
 
+def check_tune(args: argparse.Namespace) -> tuple[SweepSpace, int]:
+    """What ``cardrl tune`` checks before Ray starts: the space file, the options, every combination's DMC config;
+    returns the space and the number of configs checked. ValueError / FileNotFoundError naming what is wrong."""
+    space = load_space(args.space)
+    _check_options(args, space, args.game)
+    return space, check_space(space, args)
+
+
 def run_tune(args: argparse.Namespace) -> int:
     """``cardrl tune``: check the space, run the sweep on the local Ray or the cluster of ``RAY_ADDRESS``, write the
     table, the plot and the best checkpoint's path (module docstring). 0 when every trial ran, 1 otherwise."""
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
-    space = load_space(args.space)
-    _check_options(args, space, spec.name)
-    checked = check_space(space, args)
+    space, checked = check_tune(args)
     out, started, resumes = _prepare_out(args, space, spec.name)
     score_name = spec.protocol.score_name
     resources = _start(args, space, out, checked, score_name)

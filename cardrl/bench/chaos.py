@@ -28,9 +28,11 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from cardrl.args import non_negative_int, positive_int
 from cardrl import run_dir as files
 from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
+from cardrl.bench.checks import check_positive_durations, check_specs, check_train_flags
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import fault_plan, longest_stall, time_to_recover
 from cardrl.games.registry import game_names, get_game
@@ -235,27 +237,37 @@ def add_chaos_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--undisturbed", default=None,
                         help="an existing run directory trained with the same game, seed and evaluation instead "
                              "of training one")
-    parser.add_argument("--frames", type=int, default=None,
+    parser.add_argument("--frames", type=positive_int, default=None,
                         help="no undisturbed run: the chaos run trains this many frames (no strength comparison)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=non_negative_int, default=0,
                         help="both runs' seed: their deals and evaluation deals (default 0)")
-    parser.add_argument("--eval-deals", type=int, default=200, help="final evaluation deals (default 200)")
+    parser.add_argument("--eval-deals", type=positive_int, default=200, help="final evaluation deals (default 200)")
     parser.add_argument("--against", nargs="+", default=None,
                         help="baselines of the final evaluation (default: random and the game's rule agent)")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="env runners (default 1)")
+    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="env runners (default 1)")
     parser.add_argument("--train-args", default="", help="more cardrl train flags for both runs, one quoted string")
     parser.add_argument("--out", default=None, help="benchmark directory (default: runs/bench_chaos_GAME)")
 
 
-def main_bench_chaos(args: argparse.Namespace) -> int:
-    game = get_game(args.game).name
+def check_chaos(args: argparse.Namespace) -> list[tuple[float, str]]:
+    """What ``cardrl bench chaos`` checks before it trains (ValueError naming the option); returns the fault plan."""
+    check_positive_durations(duration=args.duration, kill_runner_every=args.kill_runner_every,
+                             stall_bound=args.stall_bound, checkpoint_every=args.checkpoint_every)
     if args.kill_runner_every is not None and args.num_env_runners < 1:
         raise ValueError("--kill-runner-every needs remote env runners: --num-env-runners must be >= 1")
-    if args.frames is not None and (args.frames < 1 or args.undisturbed):
-        raise ValueError("--frames must be >= 1 and trains the chaos run alone: not with --undisturbed")
-    if args.eval_deals < 1:
-        raise ValueError(f"--eval-deals must be >= 1, got {args.eval_deals}")
+    if args.frames is not None and args.undisturbed:
+        raise ValueError("--frames trains the chaos run alone: not with --undisturbed")
+    if args.undisturbed is not None and not Path(args.undisturbed).is_dir():
+        raise ValueError(f"--undisturbed {args.undisturbed}: no such run directory (a finished cardrl train run)")
     plan = fault_plan(args.duration, args.kill_runner_every, args.kill_driver_at, args.interrupt_checkpoint_at)
+    check_specs(args.game, args.against, "--against")
+    check_train_flags(args.game, args.train_args)
+    return plan
+
+
+def main_bench_chaos(args: argparse.Namespace) -> int:
+    game = get_game(args.game).name
+    plan = check_chaos(args)
     against = args.against or ["random", next(iter(get_game(game).agent_kinds))]
     out = Path(args.out or f"runs/bench_chaos_{game}")
     command = "cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:3] == ["bench", "chaos"] \

@@ -13,9 +13,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from cardrl.args import positive_float, positive_int
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["add_bench_parsers", "build_bench_parser", "main_bench"]
+__all__ = ["add_bench_parsers", "build_bench_parser", "main_bench", "check_bench"]
 
 
 def _games_with_search() -> list[str]:
@@ -31,9 +32,9 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                          "env), feature encoding and lead-move generation us/call, side by side with "
                                          "the game's peers when installed (e.g. cardrl bench env doudizhu).")
     env.add_argument("game", choices=games, help="the game to benchmark")
-    env.add_argument("--seconds", type=float, default=3.0, help="seconds per measurement (default 3)")
+    env.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement (default 3)")
     env.add_argument("--no-peers", action="store_true", help="measure cardrl only")
-    env.add_argument("--hands", type=int, default=200, help="lead hands per hand size (default 200)")
+    env.add_argument("--hands", type=positive_int, default=200, help="lead hands per hand size (default 200)")
     env.add_argument("--moves", action="store_true",
                      help="legal-move generation only: leads by hand size and, in games with wild cards, dealt leads "
                           "by wild cards held (mean and p99 us)")
@@ -42,8 +43,8 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                              description="K of dealt hands, cold and memoised, and prune_moves per step of random "
                                          "games (e.g. cardrl bench mcs big2 --deals 100).")
     mcs.add_argument("game", choices=_games_with_search(), help="a game with Minimum Combination Search")
-    mcs.add_argument("--deals", type=int, default=2000, help="dealt hands timed per hand size (default 2000)")
-    mcs.add_argument("--prune-steps", type=int, default=10_000,
+    mcs.add_argument("--deals", type=positive_int, default=2000, help="dealt hands timed per hand size (default 2000)")
+    mcs.add_argument("--prune-steps", type=positive_int, default=10_000,
                      help="steps of random games timed for prune_moves (whole games; default 10000)")
 
     from cardrl.bench.train import add_train_arguments
@@ -110,6 +111,21 @@ def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
     return _add_targets(bench)
 
 
+# each target's check of its options, run before anything is measured (main_bench's callers: cardrl.cli)
+_CHECKS = {"chaos": "cardrl.bench.chaos:check_chaos", "soak": "cardrl.bench.soak:check_soak",
+           "learning": "cardrl.bench.learning:check_learning", "train": "cardrl.bench.train:check_train_args",
+           "scale": "cardrl.bench.scale:check_scale_args"}
+
+
+def check_bench(args: argparse.Namespace) -> None:
+    """ValueError naming what is wrong with a parsed ``cardrl bench TARGET`` command line, before anything runs (the
+    counts and seconds are checked by their argparse types)."""
+    from cardrl.games.registry import resolve
+
+    if args.target in _CHECKS:
+        resolve(_CHECKS[args.target])(args)
+
+
 def build_bench_parser() -> argparse.ArgumentParser:
     """A stand-alone parser of the arguments after ``cardrl bench``."""
     return _add_targets(argparse.ArgumentParser(prog="cardrl bench"))
@@ -123,8 +139,6 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     if args.target == "env":
         from cardrl.bench.env import bench_env, print_bench_env
 
-        if args.hands < 1:
-            raise ValueError(f"--hands must be >= 1, got {args.hands}")
         if args.moves:
             from cardrl.bench.env import bench_moves, format_bench_moves
 

@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cardrl.args import non_negative_int, positive_float, positive_int
+from cardrl.bench.checks import check_specs, check_train_flags
 from cardrl.bench.common import machine_description
 from cardrl.bench.learning_report import (first_above_zero, format_learning, median_of, median_reached,
                                           plot_learning, pooled_interval, read_run, summarise)
@@ -171,20 +173,21 @@ def add_learning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--variants", nargs="+", default=None,
                         help=f"variants to compare (default: dmc and dmc_centred); every one: {', '.join(VARIANTS)} "
                              "(each game takes those that apply to it)")
-    parser.add_argument("--seeds", type=int, default=3, help="seeds 1..N (default 3)")
-    parser.add_argument("--seed-list", type=int, nargs="+", default=None, help="these seeds instead of 1..N")
-    parser.add_argument("--frames", type=int, default=2_000_000, help="frames per run (default 2,000,000)")
-    parser.add_argument("--eval-every-frames", type=int, default=200_000,
+    parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 1..N (default 3)")
+    parser.add_argument("--seed-list", type=non_negative_int, nargs="+", default=None,
+                        help="these seeds instead of 1..N")
+    parser.add_argument("--frames", type=positive_int, default=2_000_000, help="frames per run (default 2,000,000)")
+    parser.add_argument("--eval-every-frames", type=positive_int, default=200_000,
                         help="frames between evaluations (default 200,000)")
-    parser.add_argument("--eval-deals", type=int, default=500,
+    parser.add_argument("--eval-deals", type=positive_int, default=500,
                         help="deals per evaluation, each played once per seat arrangement (default 500)")
     parser.add_argument("--against", nargs="+", default=None,
                         help="baseline agent specs (default: random and the game's rule agents: DouDiZhu's rule "
                              "and rlcard, Big2's rule, GuanDan's rule and rule-control)")
     parser.add_argument("--out", default=None, help="benchmark directory (default: runs/bench_learning_GAME)")
-    parser.add_argument("--hours", type=float, default=None,
+    parser.add_argument("--hours", type=positive_float, default=None,
                         help="stop this invocation after this many hours (the same command continues it)")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="env runners per run (default 1)")
+    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="env runners per run (default 1)")
     parser.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
     parser.add_argument("--train-args", default="",
                         help="more cardrl train flags for every run, one quoted string (e.g. \"--eval-unpruned\")")
@@ -195,21 +198,25 @@ def default_against(game: str) -> list[str]:
     return ["random", *get_game(game).agent_kinds]
 
 
+def check_learning(args: argparse.Namespace) -> None:
+    """What ``cardrl bench learning`` checks before it trains (ValueError naming the option)."""
+    if args.eval_every_frames > args.frames:
+        raise ValueError(f"--eval-every-frames {args.eval_every_frames:,} is more than --frames {args.frames:,}: no "
+                         f"evaluation but the last")
+    variants = args.variants or ["dmc", "dmc_centred"]
+    if len(set(variants)) != len(variants):
+        raise ValueError(f"--variants names one twice: {variants}")
+    for name in variants:
+        variant_flags(name, args.game, args.frames)
+    check_specs(args.game, args.against, "--against")
+    check_train_flags(args.game, args.train_args)
+
+
 def main_bench_learning(args: argparse.Namespace) -> int:
     game = get_game(args.game).name
     variants = args.variants or ["dmc", "dmc_centred"]
     seeds = args.seed_list or list(range(1, args.seeds + 1))
-    if not seeds or min(seeds) < 0:
-        raise ValueError("--seeds must be >= 1 (and --seed-list seeds >= 0)")
-    for name, value in (("--frames", args.frames), ("--eval-every-frames", args.eval_every_frames),
-                        ("--eval-deals", args.eval_deals)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
-    if args.eval_every_frames > args.frames:
-        raise ValueError(f"--eval-every-frames {args.eval_every_frames:,} is more than --frames {args.frames:,}: no "
-                         f"evaluation but the last")
-    if len(set(variants)) != len(variants):
-        raise ValueError(f"--variants names one twice: {variants}")
+    check_learning(args)
     against = args.against or default_against(game)
     out = Path(args.out or f"runs/bench_learning_{game}")
     # the command that trains these runs (a --report-only invocation names the same runs)

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from cardrl.args import positive_float, positive_int
 from cardrl.bench.common import format_number, header_lines, load_average, machine_description
 from cardrl.bench.scale_measure import (BROADCAST_REPEATS, build_dmc, measure_broadcast, measure_learner,
                                         measure_object_store, measure_runner)
@@ -249,23 +250,25 @@ def _frames_per_update_default() -> int:
     return next(f.default for f in fields(DMCSettings) if f.name == "frames_per_update")
 
 
-def _options() -> tuple[tuple[str, type | None, Any, str], ...]:
+def _options() -> tuple[tuple[str, Any, Any, str], ...]:
     """``cardrl bench scale``'s options: flag, type (None: text), default, help (argparse fills ``%(default)s``)."""
     return (
-        ("--seconds", float, 10.0, "seconds of sampling and of learner updates, each after a warm-up (default 10)"),
-        ("--frames-per-update", int, None, f"frames per learner update of each module (default: the DMC config's, "
-                                           f"{_frames_per_update_default()})"),
+        ("--seconds", positive_float, 10.0,
+         "seconds of sampling and of learner updates, each after a warm-up (default 10)"),
+        ("--frames-per-update", positive_int, None,
+         f"frames per learner update of each module (default: the DMC config's, {_frames_per_update_default()})"),
         ("--clusters", None, ",".join(map(str, DEFAULT_CLUSTERS)),
          "CPUs of the clusters to predict, comma-separated (default %(default)s)"),
-        ("--gpu-speedup", float, DEFAULT_GPU_SPEEDUP, "ASSUMED speed of a GPU learner over one CPU core when no GPU "
-                                                      "is here to measure (default %(default)s)"),
-        ("--learner-cpus", int, 1, "CPUs the learner and its driver take from a cluster (default 1)"),
-        ("--node-cpus", int, DEFAULT_NODE_CPUS, "assumed CPUs per node of the clusters (default %(default)s)"),
-        ("--network-gbps", float, DEFAULT_NETWORK_GBPS,
+        ("--gpu-speedup", positive_float, DEFAULT_GPU_SPEEDUP,
+         "ASSUMED speed of a GPU learner over one CPU core when no GPU is here to measure (default %(default)s)"),
+        ("--learner-cpus", positive_int, 1, "CPUs the learner and its driver take from a cluster (default 1)"),
+        ("--node-cpus", positive_int, DEFAULT_NODE_CPUS, "assumed CPUs per node of the clusters (default %(default)s)"),
+        ("--network-gbps", positive_float, DEFAULT_NETWORK_GBPS,
          "assumed network bandwidth of the learner's node in Gbit/s (default %(default)s)"),
         ("--runners", None, None, "runner counts to run the real DMC algorithm with, comma-separated, or none "
                                   "(default: 1, 2, 4, ... while they and the learner fit this machine's cores)"),
-        ("--parallel-seconds", float, 30.0, "timed seconds of each real DMC run, after its first update (default 30)"),
+        ("--parallel-seconds", positive_float, 30.0,
+         "timed seconds of each real DMC run, after its first update (default 30)"),
     )
 
 
@@ -277,14 +280,23 @@ def add_scale_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
     return parser
 
 
+def check_scale_args(args: argparse.Namespace) -> tuple[list[int] | None, list[int]]:
+    """What ``cardrl bench scale`` checks before it measures (ValueError naming the option): the runner counts and
+    the clusters, returned."""
+    runners = None if args.runners is None else parse_counts(args.runners, "--runners")
+    clusters = _check_options(args.seconds, args.frames_per_update, parse_counts(args.clusters, "--clusters"),
+                              args.gpu_speedup, args.learner_cpus, args.node_cpus, args.network_gbps, runners,
+                              args.parallel_seconds, 1)
+    return runners, clusters
+
+
 def main_bench_scale(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     """``cardrl bench scale GAME [options]``: prints the report and returns 0; a bad option prints
     ``cardrl bench scale: error: ...`` to stderr and returns 2."""
     if args is None or not isinstance(args, argparse.Namespace):
         args = add_scale_arguments(argparse.ArgumentParser(prog="cardrl bench scale")).parse_args(args)
     try:
-        runners = None if args.runners is None else parse_counts(args.runners, "--runners")
-        clusters = parse_counts(args.clusters, "--clusters")
+        runners, clusters = check_scale_args(args)
         result = bench_scale(args.game, float(args.seconds), frames_per_update=args.frames_per_update,
                              clusters=clusters, gpu_speedup=float(args.gpu_speedup),
                              learner_cpus=int(args.learner_cpus), node_cpus=int(args.node_cpus),

@@ -27,8 +27,10 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from cardrl.args import non_negative_int
 from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
+from cardrl.bench.checks import check_positive_durations, check_train_flags
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import growth, least_squares
 from cardrl.bench.run_processes import gcs_address, object_store, rss_by_process
@@ -198,18 +200,25 @@ def add_soak_arguments(parser: argparse.ArgumentParser) -> None:
                         help="samples before this are left out of the slopes (default 5m)")
     parser.add_argument("--stall-bound", type=parse_duration, default=parse_duration("5m"),
                         help="fail when frames do not rise for this long (default 5m)")
-    parser.add_argument("--seed", type=int, default=0, help="the run's seed (default 0)")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="env runners (default 1)")
+    parser.add_argument("--seed", type=non_negative_int, default=0, help="the run's seed (default 0)")
+    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="env runners (default 1)")
     parser.add_argument("--train-args", default="", help="more cardrl train flags, one quoted string")
     parser.add_argument("--out", default=None, help="benchmark directory (default: runs/bench_soak_GAME)")
 
 
-def main_bench_soak(args: argparse.Namespace) -> int:
-    game = get_game(args.game).name
+def check_soak(args: argparse.Namespace) -> None:
+    """What ``cardrl bench soak`` checks before it trains (ValueError naming the option)."""
+    check_positive_durations(duration=args.duration, stall_bound=args.stall_bound)
     if not args.every > 0 or args.every > args.duration:
         raise ValueError(f"--every must be > 0 and at most --duration ({args.duration:g}s), got {args.every:g}s")
     if args.warmup >= args.duration:
         raise ValueError(f"--warmup {args.warmup:g}s leaves no sample of the {args.duration:g}s run for the slopes")
+    check_train_flags(args.game, args.train_args)
+
+
+def main_bench_soak(args: argparse.Namespace) -> int:
+    game = get_game(args.game).name
+    check_soak(args)
     out = Path(args.out or f"runs/bench_soak_{game}")
     out.mkdir(parents=True, exist_ok=True)
     command = "cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv[1:3] == ["bench", "soak"] \

@@ -41,6 +41,7 @@ from dataclasses import fields
 from typing import Any
 
 from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, DMCSettings
+from cardrl.args import non_negative_int, positive_float, positive_int
 from cardrl.bench.common import header_lines, load_average, machine_description
 from cardrl.bench.train_douzero import (DOUZERO_NUM_ACTORS, bench_douzero, logged_in_window, parse_douzero_log,
                                         read_douzero_csv)
@@ -309,6 +310,13 @@ def print_bench_train(result: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
+def check_train_args(args: argparse.Namespace) -> None:
+    """What ``cardrl bench train`` checks before it measures: the variant (:func:`check_variant`)."""
+    variant = variant_options(prune=args.prune, opponent_model=args.opponent_model, bidding=args.bidding)
+    if variant:
+        check_variant(args.game, variant)
+
+
 def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs] [--opponent-model
     luo_tan|douzero_plus] [--bidding]``: prints the table and, when DouZero ran, the line ``vs douzero: R.Rx
@@ -333,10 +341,10 @@ def _option_help(name: str) -> str:
 def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The arguments of ``cardrl bench train``."""
     parser.add_argument("game", choices=game_names(), help="the game to train on (e.g. doudizhu)")
-    parser.add_argument("--seconds", type=float, default=60.0, help="timed seconds per trainer (default 60)")
+    parser.add_argument("--seconds", type=positive_float, default=60.0, help="timed seconds per trainer (default 60)")
     parser.add_argument("--no-peers", action="store_true", help="measure cardrl only (no DouZero trainer)")
-    parser.add_argument("--num-env-runners", type=int, default=1, help="cardrl's env runners (default 1)")
-    parser.add_argument("--douzero-actors", type=int, default=DOUZERO_NUM_ACTORS,
+    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="cardrl's env runners (default 1)")
+    parser.add_argument("--douzero-actors", type=positive_int, default=DOUZERO_NUM_ACTORS,
                         help=f"DouZero's actor processes (default {DOUZERO_NUM_ACTORS})")
     parser.add_argument("--prune", choices=["mcs"], default=None,
                         help="also measure ODMC (MCS pruning on) and print its frames/s ratio to plain DMC")

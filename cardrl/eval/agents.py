@@ -77,7 +77,7 @@ def parse_agent_spec(text: str) -> AgentSpec:
     if kind == "random":
         if not rest:
             return AgentSpec(text, "random")
-        if not rest.isdigit():
+        if not (rest.isascii() and rest.isdigit()):
             raise ValueError(f"agent spec {text!r} does not parse: random:SEED needs a non-negative int seed")
         return AgentSpec(text, "random", seed=int(rest))
     if kind == "mcs-greedy" or kind in _game_kinds():
@@ -123,6 +123,11 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
     spec = spec if isinstance(spec, AgentSpec) else parse_agent_spec(spec)
     if spec.bidder is not None:
         from dataclasses import replace
+
+        if get_game(game).protocol.bidding_option is None:
+            raise ValueError(f"agent spec {spec.text!r}: {BIDDER_SEP}BIDDER pairs an agent with a bidder for a game "
+                             f"whose roles are bid for; {game} has no bidding: give the card-play spec alone "
+                             f"({spec.text.partition(BIDDER_SEP)[0]!r})")
 
         from cardrl.agents.with_bidder import WithBidder
 

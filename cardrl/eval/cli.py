@@ -8,7 +8,7 @@ import argparse
 import time
 from pathlib import Path
 
-__all__ = ["add_eval_arguments", "main_eval"]
+__all__ = ["add_eval_arguments", "main_eval", "check_eval"]
 
 # flag -> the rule option it sets (only games that have that option accept it)
 RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
@@ -16,7 +16,7 @@ RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl eval GAME`` (the game argument is added by the caller)."""
-    from cardrl.args import agent_spec_arg, path_arg
+    from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
     from cardrl.eval.agents import spec_help
 
     who = parser.add_mutually_exclusive_group(required=True)
@@ -25,11 +25,12 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                      help="round robin of these agent specs (rank table; games evaluated by deals)")
     parser.add_argument("--b", default=None, type=agent_spec_arg, help="agent spec of side B (with --a)")
     src = parser.add_mutually_exclusive_group()
-    src.add_argument("--deals", type=int, default=None,
+    src.add_argument("--deals", type=positive_int, default=None,
                      help="number of seeded deals to generate (matches for GuanDan) (default: 1000 deals, 100 "
                           "matches)")
     src.add_argument("--deal-file", default=None, type=path_arg, help="play the deals of this .npz deal file")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the generated deals (default: %(default)s)")
+    parser.add_argument("--seed", type=non_negative_int, default=0,
+                        help="seed of the generated deals (default: %(default)s)")
     parser.add_argument("--kickers", default=None, choices=["douzero", "distinct"],
                         help="DouDiZhu move set of generated deals (default: douzero)")
     parser.add_argument("--straight-order", default=None, choices=["bigzero", "low"],
@@ -40,17 +41,17 @@ def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
                              "landlord and peasant and the redeal rate; agents must bid (pair one that does not: "
                              "SPEC+bidder=rule)")
     parser.add_argument("--save-deals", default=None, type=path_arg, help="write the deals played to this .npz file")
-    parser.add_argument("--workers", type=int, default=2,
+    parser.add_argument("--workers", type=non_negative_int, default=2,
                         help="Ray tasks at a time (0: play in this process) (default: %(default)s)")
-    parser.add_argument("--chunk-size", type=int, default=None, help="deals per Ray task (default: automatic)")
+    parser.add_argument("--chunk-size", type=positive_int, default=None, help="deals per Ray task (default: automatic)")
     parser.add_argument("--out", default=None, type=path_arg, help="with --league: write PREFIX.md and PREFIX.csv")
     parser.add_argument("--save-games", default=None, type=path_arg, metavar="DIR",
                         help="with --a/--b: write the first --save-games-count deals (matches) of every arrangement "
                              "as game records with the agents' values to DIR (docs/records.md; cardrl serve and "
                              "cardrl play --replay FILE read them)")
-    parser.add_argument("--save-games-count", type=int, default=10, metavar="N",
+    parser.add_argument("--save-games-count", type=positive_int, default=10, metavar="N",
                         help="deals (matches) that --save-games writes (default: %(default)s)")
-    parser.add_argument("--max-deals", type=int, default=None,
+    parser.add_argument("--max-deals", type=positive_int, default=None,
                         help="GuanDan: cut every match after this many deals (default: play until a team wins)")
 
 
@@ -86,7 +87,11 @@ def _refuse(args: argparse.Namespace, names: list[str], why: str) -> None:
         raise ValueError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply: {why}")
 
 
-def _run(args: argparse.Namespace) -> int:
+def check_eval(args: argparse.Namespace) -> dict:
+    """What ``cardrl eval`` checks before it plays: the options together, the paths, and every agent spec built for
+    the game (a bad spec, a checkpoint that does not fit); returns the rule options set by flags. ValueError /
+    FileNotFoundError naming what is wrong."""
+    from cardrl.eval.agents import build_agent
     from cardrl.games.registry import get_game
 
     spec = get_game(args.game)
@@ -96,12 +101,40 @@ def _run(args: argparse.Namespace) -> int:
         _refuse(args, ["out"], "--out writes a league's tables; use it with --league")
     else:
         _refuse(args, ["save_games"], "--save-games records the games of --a against --b")
-    if args.save_games_count < 1:
-        raise ValueError(f"--save-games-count must be >= 1, got {args.save_games_count}")
+    _check_paths(args)
     options = _rule_options(args, spec)
+    if spec.protocol.unit != "match":
+        _refuse(args, ["max_deals"], f"{spec.name} is evaluated by single deals, not matches")
+    if args.bidding and spec.protocol.bidding_option is None:
+        raise ValueError(f"--bidding: {spec.title} has no bidding (its roles are fixed)")
+    bidding = {spec.protocol.bidding_option: True} if args.bidding else {}
+    for agent in ([args.a, args.b] if args.league is None else args.league):
+        build_agent(agent, spec.name, {**options, **bidding})
+    return options
+
+
+def _check_paths(args: argparse.Namespace) -> None:
+    """The deal file is a file; the files to write are not directories, the directory to write is not a file."""
+    if args.deal_file is not None and not Path(args.deal_file).exists():
+        raise FileNotFoundError(f"--deal-file {args.deal_file} does not exist")
+    if args.deal_file is not None and Path(args.deal_file).is_dir():
+        raise ValueError(f"--deal-file {args.deal_file} is a directory; give a .npz deal file (cardrl eval "
+                         f"--save-deals FILE writes one)")
+    if args.save_deals is not None and Path(args.save_deals).is_dir():
+        raise ValueError(f"--save-deals {args.save_deals} is a directory; give the .npz file to write")
+    if args.save_games is not None and Path(args.save_games).exists() and not Path(args.save_games).is_dir():
+        raise ValueError(f"--save-games {args.save_games} is a file; give the directory to write the records to")
+    if args.out is not None and Path(args.out).is_dir():
+        raise ValueError(f"--out {args.out} is a directory; give a path prefix (PREFIX.md and PREFIX.csv are written)")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)
+    options = check_eval(args)
     if spec.protocol.unit == "match":
         return _run_matches(args, spec, options)
-    _refuse(args, ["max_deals"], f"{spec.name} is evaluated by single deals, not matches")
     return _run_deals(args, spec, options)
 
 

@@ -320,7 +320,10 @@ def main_plot(args) -> int:
     """``cardrl plot``: write the PNG, or print one error line and return 2."""
     import sys
 
+    from cardrl.run_dir import check_run_dir_args
+
     try:
+        check_run_dir_args(args)
         path = plot_run(args.run_dir, args.out)
     except (FileNotFoundError, ValueError) as err:
         print(f"cardrl plot: error: {err}", file=sys.stderr)

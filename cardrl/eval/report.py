@@ -241,7 +241,10 @@ def main_report(args) -> int:
     """``cardrl report``: write the page, or print one error line and return 2."""
     import sys
 
+    from cardrl.run_dir import check_run_dir_args
+
     try:
+        check_run_dir_args(args)
         path = write_report(args.run_dir, args.out)
     except (FileNotFoundError, ValueError) as err:
         print(f"cardrl report: error: {err}", file=sys.stderr)

@@ -7,6 +7,7 @@ import argparse
 import json
 import shlex
 import sys
+from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 import numpy as np
@@ -15,12 +16,12 @@ from cardrl.play.record_view import is_record_path, main_replay
 from cardrl.play.session import DEFAULT_SHOWN, PlaySession, notation_for
 from cardrl.play.terminal import run_session
 
-__all__ = ["add_play_arguments", "build_session", "main_play"]
+__all__ = ["add_play_arguments", "build_session", "main_play", "check_play"]
 
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl play GAME`` (the game argument is the caller's)."""
-    from cardrl.args import agent_spec_arg
+    from cardrl.args import agent_spec_arg, non_negative_int
     from cardrl.eval.agents import spec_help
 
     parser.add_argument("--seat", default="0",
@@ -29,7 +30,8 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC", type=agent_spec_arg,
                         help=f"agent spec of every other seat, or one spec per other seat in seat order (default: "
                              f"rule); specs: {spec_help()}")
-    parser.add_argument("--seed", type=int, default=None, help="the deal's seed (default: a random one, shown)")
+    parser.add_argument("--seed", type=non_negative_int, default=None,
+                        help="the deal's seed (default: a random one, shown)")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of the game (docs/rules.md), e.g. bidding=true (DouDiZhu), "
                              "straight_order=low (Big2); repeat for several")
@@ -42,7 +44,7 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tribute-decisions", action="store_true",
                         help="games with tribute (the tribute_decisions rule option, GuanDan): you choose your own "
                              "tribute and return cards (default: DanZero+'s heuristic chooses them)")
-    parser.add_argument("--show", type=int, default=DEFAULT_SHOWN,
+    parser.add_argument("--show", type=non_negative_int, default=DEFAULT_SHOWN,
                         help=f"legal moves listed before 'type all' (default {DEFAULT_SHOWN}; 0: all)")
     parser.add_argument("--replay", default=None, metavar="IDS",
                         help="comma-separated action ids to apply first (the line printed at the end or on quit): "
@@ -197,6 +199,16 @@ def _apply_replay(session: PlaySession, text: str) -> None:
             raise ValueError(f"--replay: action {i + 1} ({action}) is not legal there (a different seed or rule "
                              f"option?)")
         session.step(action)
+
+
+def check_play(args: argparse.Namespace) -> None:
+    """What ``cardrl play`` checks before the game starts: a ``--replay`` record file exists, else the session
+    builds (seat, rule options, agents, replayed actions). ValueError / FileNotFoundError naming what is wrong."""
+    if args.replay and is_record_path(args.replay):
+        if not Path(args.replay).is_file():
+            raise FileNotFoundError(f"--replay {args.replay}: no such game record file (docs/records.md)")
+        return
+    build_session(args)
 
 
 def main_play(args: argparse.Namespace, read: Callable[[str], str] = input, out: TextIO | None = None) -> int:

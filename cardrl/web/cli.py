@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["add_serve_arguments", "main_serve", "LOOPBACK"]
+__all__ = ["add_serve_arguments", "main_serve", "check_serve", "LOOPBACK"]
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
+    from cardrl.args import positive_float, positive_int
+
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="what to serve: run directories (curves, latest evaluation, their checkpoints as "
                              "agents), game records (.json, docs/records.md) or directories of them (cardrl eval "
@@ -22,14 +24,30 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", action="append", default=[], metavar="SPEC",
                         help="an agent spec the pages may pick besides the built-in ones and the runs' checkpoints "
                              "(repeat for several), e.g. checkpoint:runs/dmc_big2/checkpoint")
-    parser.add_argument("--agent-timeout", type=float, default=10.0, metavar="S",
+    parser.add_argument("--agent-timeout", type=positive_float, default=10.0, metavar="S",
                         help="seconds an agent may take for one move before the game stops with an error "
                              "(default: %(default)s)")
-    parser.add_argument("--max-sessions", type=int, default=200, help="play sessions at once (default: %(default)s)")
-    parser.add_argument("--max-stuck", type=int, default=2, metavar="N",
+    parser.add_argument("--max-sessions", type=positive_int, default=200,
+                        help="play sessions at once (default: %(default)s)")
+    parser.add_argument("--max-stuck", type=positive_int, default=2, metavar="N",
                         help="moves of one agent that may still be running past --agent-timeout (a thread cannot be "
                              "stopped); then that agent's new moves are refused (503) until one finishes "
                              "(default: %(default)s)")
+
+
+def check_serve(args: argparse.Namespace):
+    """What ``cardrl serve`` checks before it listens: the port, the agent specs, the paths (read into the catalog,
+    which it returns). ValueError naming what is wrong."""
+    from cardrl.eval.agents import parse_agent_spec
+    from cardrl.web.catalog import build_catalog
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be 0..65535 (0: any free port), got {args.port}")
+    if not 1 <= args.max_stuck <= 64:
+        raise ValueError(f"--max-stuck must be 1..64, got {args.max_stuck}")
+    for spec in args.agent:
+        parse_agent_spec(spec)
+    return build_catalog(args.paths, args.agent)
 
 
 def main_serve(args: argparse.Namespace) -> int:
@@ -38,23 +56,12 @@ def main_serve(args: argparse.Namespace) -> int:
         import uvicorn
 
         from cardrl.web.app import create_app
-        from cardrl.web.catalog import build_catalog
     except ImportError as err:
         print(f"cardrl serve: error: {err.name} is missing: pip install 'cardrl[web]'", file=sys.stderr)
         return 2
-    from cardrl.eval.agents import parse_agent_spec
-
     try:
-        if not 0 <= args.port <= 65535:
-            raise ValueError(f"--port must be 0..65535, got {args.port}")
-        if args.agent_timeout <= 0:
-            raise ValueError(f"--agent-timeout must be > 0 seconds, got {args.agent_timeout}")
-        if not 1 <= args.max_stuck <= 64:
-            raise ValueError(f"--max-stuck must be 1..64, got {args.max_stuck}")
-        for spec in args.agent:
-            parse_agent_spec(spec)
-        catalog = build_catalog(args.paths, args.agent)
-    except ValueError as err:
+        catalog = check_serve(args)
+    except (ValueError, FileNotFoundError) as err:
         print(f"cardrl serve: error: {err}", file=sys.stderr)
         return 2
     if args.host not in LOOPBACK:

@@ -1,0 +1,51 @@
+"""The checks the ``cardrl bench`` commands share, run before anything is measured or trained
+(:func:`cardrl.bench.cli.check_bench` runs each command's): durations above 0, baseline agent specs, and the flags a
+benchmark passes on to ``cardrl train``. Each raises a ValueError naming the option, what is wrong with it and what is
+allowed (the CLI prints it as one line and exits 2); counts and seconds are checked by their argparse types
+(:mod:`cardrl.args`)."""
+
+from __future__ import annotations
+
+import io
+import shlex
+from contextlib import redirect_stderr
+
+__all__ = ["check_train_flags", "check_positive_durations", "check_specs"]
+
+
+def check_train_flags(game: str, text: str, flag: str = "--train-args") -> list[str]:
+    """``text`` split into ``cardrl train`` flags and parsed by ``cardrl train GAME``'s parser; ValueError with the
+    parser's error when they do not split or parse."""
+    try:
+        words = shlex.split(text)
+    except ValueError as err:
+        raise ValueError(f"{flag} {text!r} does not split into flags ({err}): give them as one quoted string, e.g. "
+                         f"{flag} \"--eval-every 1m\"") from None
+    from cardrl.cli import parse_args
+
+    said = io.StringIO()
+    try:
+        with redirect_stderr(said):
+            parse_args(["train", game, *words])
+    except SystemExit:
+        why = (said.getvalue().strip().splitlines() or ["refused"])[-1].partition("error: ")[2]
+        raise ValueError(f"{flag} {text!r}: cardrl train {game} refuses it: {why}") from None
+    return words
+
+
+def check_positive_durations(**durations: float | None) -> None:
+    """ValueError naming the first of ``durations`` (option name -> seconds, None: not given) that is not above 0."""
+    for name, value in durations.items():
+        if value is not None and not value > 0:
+            raise ValueError(f"--{name.replace('_', '-')} must be a duration > 0 (e.g. 90s, 10m), got {value:g}s")
+
+
+def check_specs(game: str, specs: list[str] | None, flag: str) -> None:
+    """Every agent spec of option ``flag`` built for ``game`` now; ValueError naming the first that does not."""
+    from cardrl.eval.agents import build_agent
+
+    for spec in specs or ():
+        try:
+            build_agent(spec, game)
+        except (ValueError, FileNotFoundError) as err:
+            raise ValueError(f"{flag} {spec!r}: {err}") from None
