@@ -73,8 +73,13 @@ class RunClock:
                    eval_seconds=float(run_info.get("eval_time_s") or 0.0), last_eval=now, last_frames=frames,
                    last_time=now)
 
+    def elapsed(self) -> float:
+        """Seconds since the run's start, evaluations included (a resumed run's go on from its checkpoint's)."""
+        return time.time() - self.start
+
     def run_info(self, time_s: float) -> dict[str, Any]:
-        """What a checkpoint keeps of the clock, for a resume."""
+        """What a checkpoint keeps of the clock, for a resume: ``time_s`` must be taken now (``elapsed()``), after
+        any evaluation already counted in ``eval_seconds``, or the resumed run's training time comes out short."""
         return {"time_s": time_s, "reached": dict(self.reached), "eval_time_s": self.eval_seconds}
 
 
@@ -93,7 +98,8 @@ def _record(driver: Driver, args: Namespace, result: dict, clock: RunClock, now:
     """One iteration's record (time, iteration, the algorithm's fields, frames/s) and its progress line."""
     fields, text = driver.progress(result, args)
     frames = int(fields["frames_trained"])
-    record = {"time_s": round(now - clock.start, 1), "iteration": result.get("training_iteration"), **fields}
+    record = {"time_s": round(now - clock.start, 1), "iteration": result.get("training_iteration"), **fields,
+              "train_s": round(now - clock.start - clock.eval_seconds, 1)}
     record.setdefault("frames_per_s", round((frames - clock.last_frames) / max(now - clock.last_time, 1e-9), 1))
     clock.last_frames, clock.last_time = frames, now
     return record, f"[{now - clock.start:7.1f}s] iter {record['iteration']:4d} | {text}"
@@ -161,7 +167,7 @@ class RunFiles:
         print(line, flush=True)
         self.log.write(record)
         if done or time.time() - self.last_checkpoint >= self.args.checkpoint_every:
-            algo.run_info = clock.run_info(record["time_s"])
+            algo.run_info = clock.run_info(clock.elapsed())
             path = files.save_checkpoint(algo, self.out)
             self.last_checkpoint = time.time()
             print(f"checkpoint written: {path}", flush=True)
@@ -173,7 +179,8 @@ class RunFiles:
         else:
             final = {**record, **self.driver.evaluation.evaluate(algo, self.args, self.baselines), "final": True}
         clock.eval_seconds += time.time() - began
-        final.update({"time_s": round(time.time() - clock.start, 1), "eval_time_s": round(clock.eval_seconds, 1)})
+        final.update({"time_s": round(clock.elapsed(), 1), "eval_time_s": round(clock.eval_seconds, 1)})
+        final["train_s"] = round(final["time_s"] - final["eval_time_s"], 1)
         for spec, ev in final["eval"].items():
             if spec not in clock.reached and ev["adp_low"] > 0:
                 clock.reached[spec] = {"time_s": final["time_s"], "frames_trained": final["frames_trained"]}

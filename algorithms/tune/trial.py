@@ -71,7 +71,7 @@ class TuneReports:
 
         if "eval" not in record:
             return
-        algo.run_info = clock.run_info(record["time_s"])
+        algo.run_info = clock.run_info(clock.elapsed())
         with tempfile.TemporaryDirectory(prefix="cardrl_tune_") as tmp:
             algo.save_to_path(tmp)
             tune.report({**_metrics(record, self.args, done), **self.where},

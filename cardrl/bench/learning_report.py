@@ -14,7 +14,7 @@ from typing import Any
 from cardrl.games.registry import get_game
 from cardrl.run_dir import PROGRESS, read_progress
 
-__all__ = ["read_run", "pooled_interval", "first_above_zero", "median_reached", "median_of", "summarise",
+__all__ = ["read_run", "training_seconds", "pooled_interval", "first_above_zero", "median_reached", "median_of", "summarise",
            "format_learning", "plot_learning"]
 
 
@@ -27,9 +27,11 @@ def read_run(directory: Path, frames: int) -> dict[str, Any]:
                            "matches": None}
     if not (Path(directory) / PROGRESS).is_file():  # not started
         return run
+    eval_s_before = 0.0
     for record in read_progress(directory, torn_last_line=True):
         trained = int(record.get("frames_trained") or 0)
-        train_s = float(record.get("time_s") or 0.0) - float(record.get("eval_time_s") or 0.0)
+        train_s = training_seconds(record, eval_s_before)
+        eval_s_before = float(record.get("eval_time_s") or 0.0)
         run["frames"], run["train_s"] = trained, train_s
         if record.get("final") and trained >= frames:
             run["done"] = True
@@ -43,6 +45,18 @@ def read_run(directory: Path, frames: int) -> dict[str, Any]:
     if run["train_s"] > 0:
         run["frames_per_s"] = run["frames"] / run["train_s"]
     return run
+
+
+def training_seconds(record: dict, eval_s_before: float) -> float:
+    """A record's seconds of training, evaluations left out: its ``train_s``; in records written before that field
+    existed, ``time_s`` less the evaluation seconds, where an evaluation record's ``time_s`` was taken before its own
+    evaluation but its ``eval_time_s`` after (so the evaluation seconds are those of the record before it,
+    ``eval_s_before``), except in a final record, whose two were both taken at the end."""
+    if "train_s" in record:
+        return float(record["train_s"])
+    evaluated_after_time_s = "eval" in record and not record.get("final")
+    eval_s = eval_s_before if evaluated_after_time_s else float(record.get("eval_time_s") or 0.0)
+    return float(record.get("time_s") or 0.0) - eval_s
 
 
 # ---- the arithmetic ------------------------------------------------------------------------------------------------

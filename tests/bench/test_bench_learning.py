@@ -13,6 +13,7 @@ import pytest
 
 from cardrl.bench.learning import (VARIANTS, first_above_zero, format_learning, median_reached, pooled_interval,
                                    read_run, summarise, train_argv, variant_flags, variants_for)
+from cardrl.bench.learning_report import training_seconds
 from cardrl.eval.stats import mean_interval
 
 
@@ -98,10 +99,19 @@ def test_read_run_takes_milestones_training_time_and_the_final_record(tmp_path):
     (tmp_path / "progress.jsonl").write_text("\n".join(json.dumps(r) for r in records) + "\n{\"cut")
     run = read_run(tmp_path, 20_000)
     assert sorted(run["evals"]) == [10_000, 20_000]
-    assert run["evals"][10_000]["train_s"] == 20.0 and run["evals"][10_000]["frames_trained"] == 10_400
+    # records without train_s: an evaluation record's time_s was taken before its evaluation (the 5 s of it)
+    assert run["evals"][10_000]["train_s"] == 25.0 and run["evals"][10_000]["frames_trained"] == 10_400
+    assert run["evals"][20_000]["train_s"] == 31.0  # the final record's: its time_s and eval_time_s both at the end
     assert run["done"] and run["frames"] == 20_800 and run["frames_per_s"] == pytest.approx(20_800 / 31)
     assert not read_run(tmp_path, 40_000)["done"]
     assert read_run(tmp_path / "missing", 1)["evals"] == {}
+
+
+def test_training_seconds_prefer_the_record_s_own_and_leave_every_evaluation_out():
+    assert training_seconds({"time_s": 50, "eval_time_s": 20, "train_s": 30.0}, 0.0) == 30.0
+    assert training_seconds({"time_s": 50, "eval_time_s": 20}, 5.0) == 30.0  # no evaluation in it: its own total
+    assert training_seconds({"time_s": 50, "eval_time_s": 20, "eval": {}}, 5.0) == 45.0  # its evaluation came after
+    assert training_seconds({"time_s": 50, "eval_time_s": 20, "eval": {}, "final": True}, 5.0) == 30.0
 
 
 def test_variants_apply_where_they_can_and_say_so_where_they_cannot():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import time
 from dataclasses import fields
 from pathlib import Path
 
@@ -185,6 +186,38 @@ def test_the_run_loop_evaluates_at_frame_milestones_checkpoints_and_closes_with_
     assert saved["frames"] == 500 and saved["run_info"]["reached"] == final["reached_adp_above_0"]
     assert not (tmp_path / "checkpoint.tmp").exists() and not (tmp_path / "checkpoint.prev").exists()
     assert printed.count("checkpoint written") == 1
+
+
+class _SlowEvaluation(_Evaluation):
+    def evaluate(self, algo, args, baselines):
+        time.sleep(0.3)
+        return super().evaluate(algo, args, baselines)
+
+
+def test_training_seconds_leave_out_every_evaluation_and_a_checkpoint_counts_them(tmp_path):
+    """An evaluation record's train_s must not lose its own evaluation's seconds, and the clock a checkpoint keeps
+    must count every evaluation already in its eval_time_s (else a resumed run's training time comes out short)."""
+    from argparse import Namespace
+
+    from cardrl.algorithms.training.driver import Driver
+    from cardrl.algorithms.training.loop import RunClock, RunFiles, run_loop
+
+    driver = Driver(name="stand-in", title="stand-in", settings=PPOSettings, agent_kind="stand-in",
+                    build_config=lambda args, say: None, describe=lambda *a: [],
+                    progress=lambda result, args: ({"frames_trained": result["frames"]}, ""),
+                    evaluation=_SlowEvaluation(), frames_trained=lambda algo: algo.frames)
+    args = Namespace(stop_time=None, stop_frames=400, eval_every=0, eval_every_frames=100, checkpoint_every=0,
+                     algo="stand-in", game="doudizhu")
+    algo, sink = _Algo(), RunFiles(tmp_path, driver, args, ["random"], "ADP")
+    try:
+        run_loop(algo, driver, args, ["random"], RunClock.begin(args, {}, 0), sink, "ADP")
+    finally:
+        sink.close()
+    records = read_progress(tmp_path)
+    assert all(0 <= r["train_s"] < 0.25 for r in records), [r["train_s"] for r in records]  # 1.2 s of evaluations
+    assert records[-1]["time_s"] >= 1.2 and records[-1]["eval_time_s"] >= 1.2
+    saved = json.loads((tmp_path / "checkpoint" / "state.json").read_text())["run_info"]
+    assert 0 <= saved["time_s"] - saved["eval_time_s"] < 0.25
 
 
 def test_a_resume_moves_the_records_after_its_checkpoint_aside(tmp_path):
