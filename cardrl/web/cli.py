@@ -29,7 +29,7 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default: %(default)s)")
     parser.add_argument("--max-sessions", type=positive_int, default=200,
                         help="play sessions at once (default: %(default)s)")
-    parser.add_argument("--max-stuck", type=positive_int, default=2, metavar="N",
+    parser.add_argument("--max-stuck", type=int, default=2, metavar="N",
                         help="moves of one agent that may still be running past --agent-timeout (a thread cannot be "
                              "stopped); then that agent's new moves are refused (503) until one finishes "
                              "(default: %(default)s)")
