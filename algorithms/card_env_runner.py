@@ -5,10 +5,16 @@ A subclass sets ``self.envs``, ``self.module`` (an inference-only MultiRLModule)
 ``self._episode_returns`` in its ``__init__`` and implements ``sample``; everything else is here. Weights are loaded
 only when newer than the runner's (``WEIGHTS_SEQ_NO``), so an RLlib state sync that overtakes a sample request
 cannot roll the module back.
+
+RLlib calls an env runner through its ``apply`` method (every sample request of DMC's loop is one such call); Ray
+keeps an event record of every call in the GCS (up to ``task_events_max_num_task_in_gcs``, 100,000 by default), which
+grew ``gcs_server`` by about 4 KB per call (docs/operations.md, "What grew, and why"). ``apply`` is marked
+``enable_task_events=False`` here, so those calls leave no record: on a cluster too, whatever its head's settings.
 """
 
 from __future__ import annotations
 
+import ray
 from ray.rllib.core import COMPONENT_RL_MODULE
 from ray.rllib.env.env_runner import EnvRunner
 from ray.rllib.utils.checkpoints import Checkpointable
@@ -24,6 +30,11 @@ class CardGameEnvRunner(EnvRunner, Checkpointable):
     :class:`~cardrl.algorithms.topk_ppo.topk_ppo_env_runner.TopKPPOEnvRunner` (module docstring)."""
 
     _weights_seq_no: int = 0
+
+    @ray.method(enable_task_events=False)
+    def apply(self, func, *args, **kwargs):
+        """RLlib's call into the runner (``FaultAwareApply.apply``), without a task-event record per call."""
+        return super().apply(func, *args, **kwargs)
 
     def load_weights(self, weights, weights_seq_no: int) -> None:
         """Load a sample request's weights (a module state or a Ray object ref to one) when newer than ours."""
