@@ -174,14 +174,36 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 # each command's check of its options, the step it runs before anything heavy (Ray, training, a server, games):
 # check_command_line runs it alone
-CHECKS = {"train": "cardrl.algorithms.training.loop:check_train_args",
+CHECKS = {"train": "cardrl.algorithms.training.registry:check_train_args",
           "tune": "cardrl.algorithms.tune.sweep:check_tune",
-          "bench": "cardrl.bench.cli:check_bench",
+          "bench": "cardrl.cli:check_bench_command",
           "eval": "cardrl.eval.cli:check_eval",
           "play": "cardrl.play.cli:check_play",
           "serve": "cardrl.web.cli:check_serve",
           "report": "cardrl.run_dir:check_run_dir_args",
           "plot": "cardrl.run_dir:check_run_dir_args"}
+
+
+def check_bench_command(args: argparse.Namespace) -> None:
+    """``cardrl bench TARGET``'s check (:func:`cardrl.bench.cli.check_bench`), then the flags it passes on to
+    ``cardrl train`` (``--train-args``) parsed by ``cardrl train GAME``'s parser, which lives here."""
+    import io
+    from contextlib import redirect_stderr
+
+    from cardrl.bench.checks import split_train_flags
+    from cardrl.bench.cli import check_bench
+
+    check_bench(args)
+    text = getattr(args, "train_args", None)
+    if not text or not hasattr(args, "game"):
+        return
+    said = io.StringIO()
+    try:
+        with redirect_stderr(said):
+            parse_args(["train", args.game, *split_train_flags(text)])
+    except SystemExit:
+        why = (said.getvalue().strip().splitlines() or ["refused"])[-1].partition("error: ")[2]
+        raise ValueError(f"--train-args {text!r}: cardrl train {args.game} refuses it: {why}") from None
 
 
 def check_command_line(argv: list[str]) -> int:
@@ -240,10 +262,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"cardrl tune: error: {err}", file=sys.stderr)
             return 2
     if args.command == "bench":
-        from cardrl.bench.cli import check_bench, main_bench
+        from cardrl.bench.cli import main_bench
 
         try:
-            check_bench(args)
+            check_bench_command(args)
         except ValueError as err:
             print(f"cardrl bench {args.target}: error: {err}", file=sys.stderr)
             return 2

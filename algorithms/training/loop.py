@@ -28,7 +28,7 @@ from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.run_config import run_dir, write_config
 from cardrl.algorithms.training.settings import values_from_args
 
-__all__ = ["run_training", "check_training", "check_train_args", "run_loop", "stop_rule", "stop_time_of", "RunClock",
+__all__ = ["run_training", "check_training", "run_loop", "stop_rule", "stop_time_of", "RunClock",
            "Sink", "RunFiles",
            "DEFAULT_STOP_TIME_S"]
 
@@ -242,13 +242,6 @@ def check_training(driver: Driver, args: Namespace, say: Callable[[str], Any] = 
     if hasattr(config, "validate"):
         config.validate()
     return resume, config, driver.evaluation.baselines(config, args, list(args.eval_against))
-
-
-def check_train_args(args: Namespace) -> None:
-    """:func:`check_training` of a parsed ``cardrl train`` command line (its ``--algo``'s driver), printing nothing."""
-    from cardrl.algorithms.training.registry import driver
-
-    check_training(driver(args.algo), args, say=lambda _: None)
 
 
 def run_training(driver: Driver, args: Namespace) -> int:

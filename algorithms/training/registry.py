@@ -4,7 +4,7 @@ one line here."""
 
 from __future__ import annotations
 
-__all__ = ["ALGORITHMS", "HELP", "driver"]
+__all__ = ["ALGORITHMS", "HELP", "driver", "check_train_args"]
 
 ALGORITHMS = {"dmc": "cardrl.algorithms.dmc.train:DRIVER",
               "topk-ppo": "cardrl.algorithms.topk_ppo.train:DRIVER",
@@ -18,3 +18,11 @@ def driver(name: str):
     from cardrl.games.registry import resolve
 
     return resolve(ALGORITHMS[name])
+
+
+def check_train_args(args) -> None:
+    """``cardrl train``'s check (:func:`~cardrl.algorithms.training.loop.check_training`) of a parsed command line,
+    by its ``--algo``'s driver, printing nothing."""
+    from cardrl.algorithms.training.loop import check_training
+
+    check_training(driver(args.algo), args, say=lambda _: None)

@@ -32,7 +32,7 @@ from cardrl.args import non_negative_int, positive_int
 from cardrl import run_dir as files
 from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
-from cardrl.bench.checks import check_positive_durations, check_specs, check_train_flags
+from cardrl.bench.checks import check_positive_durations, check_specs, split_train_flags
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import fault_plan, longest_stall, time_to_recover
 from cardrl.games.registry import game_names, get_game
@@ -261,7 +261,7 @@ def check_chaos(args: argparse.Namespace) -> list[tuple[float, str]]:
         raise ValueError(f"--undisturbed {args.undisturbed}: no such run directory (a finished cardrl train run)")
     plan = fault_plan(args.duration, args.kill_runner_every, args.kill_driver_at, args.interrupt_checkpoint_at)
     check_specs(args.game, args.against, "--against")
-    check_train_flags(args.game, args.train_args)
+    split_train_flags(args.train_args)
     return plan
 
 

@@ -1,36 +1,24 @@
 """The checks the ``cardrl bench`` commands share, run before anything is measured or trained
-(:func:`cardrl.bench.cli.check_bench` runs each command's): durations above 0, baseline agent specs, and the flags a
-benchmark passes on to ``cardrl train``. Each raises a ValueError naming the option, what is wrong with it and what is
-allowed (the CLI prints it as one line and exits 2); counts and seconds are checked by their argparse types
-(:mod:`cardrl.args`)."""
+(:func:`cardrl.bench.cli.check_bench` runs each command's): durations above 0, baseline agent specs, and the split of
+the flags a benchmark passes on to ``cardrl train`` (their parse: :func:`cardrl.cli.check_bench_command`). Each
+raises a ValueError naming the option, what is wrong with it and what is allowed (the CLI prints it as one line and
+exits 2); counts and seconds are checked by their argparse types (:mod:`cardrl.args`)."""
 
 from __future__ import annotations
 
-import io
 import shlex
-from contextlib import redirect_stderr
 
-__all__ = ["check_train_flags", "check_positive_durations", "check_specs"]
+__all__ = ["split_train_flags", "check_positive_durations", "check_specs"]
 
 
-def check_train_flags(game: str, text: str, flag: str = "--train-args") -> list[str]:
-    """``text`` split into ``cardrl train`` flags and parsed by ``cardrl train GAME``'s parser; ValueError with the
-    parser's error when they do not split or parse."""
+def split_train_flags(text: str, flag: str = "--train-args") -> list[str]:
+    """``text`` split into ``cardrl train`` flags; ValueError when it does not split. The flags are parsed by
+    ``cardrl train``'s parser in :func:`cardrl.cli.check_bench_command`, where that parser lives."""
     try:
-        words = shlex.split(text)
+        return shlex.split(text)
     except ValueError as err:
         raise ValueError(f"{flag} {text!r} does not split into flags ({err}): give them as one quoted string, e.g. "
                          f"{flag} \"--eval-every 1m\"") from None
-    from cardrl.cli import parse_args
-
-    said = io.StringIO()
-    try:
-        with redirect_stderr(said):
-            parse_args(["train", game, *words])
-    except SystemExit:
-        why = (said.getvalue().strip().splitlines() or ["refused"])[-1].partition("error: ")[2]
-        raise ValueError(f"{flag} {text!r}: cardrl train {game} refuses it: {why}") from None
-    return words
 
 
 def check_positive_durations(**durations: float | None) -> None:

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from cardrl.args import non_negative_int, positive_float, positive_int
-from cardrl.bench.checks import check_specs, check_train_flags
+from cardrl.bench.checks import check_specs, split_train_flags
 from cardrl.bench.common import machine_description
 from cardrl.bench.learning_report import (first_above_zero, format_learning, median_of, median_reached,
                                           plot_learning, pooled_interval, read_run, summarise)
@@ -209,7 +209,7 @@ def check_learning(args: argparse.Namespace) -> None:
     for name in variants:
         variant_flags(name, args.game, args.frames)
     check_specs(args.game, args.against, "--against")
-    check_train_flags(args.game, args.train_args)
+    split_train_flags(args.train_args)
 
 
 def main_bench_learning(args: argparse.Namespace) -> int:

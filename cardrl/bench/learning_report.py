@@ -14,7 +14,8 @@ from typing import Any
 from cardrl.games.registry import get_game
 from cardrl.run_dir import PROGRESS, read_progress
 
-__all__ = ["read_run", "training_seconds", "pooled_interval", "first_above_zero", "median_reached", "median_of", "summarise",
+__all__ = ["read_run", "training_seconds", "pooled_interval", "first_above_zero", "median_reached", "median_of",
+           "summarise",
            "format_learning", "plot_learning"]
 
 

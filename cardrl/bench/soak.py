@@ -30,7 +30,7 @@ from typing import Any, Sequence
 from cardrl.args import non_negative_int
 from cardrl.algorithms.dmc.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
-from cardrl.bench.checks import check_positive_durations, check_train_flags
+from cardrl.bench.checks import check_positive_durations, split_train_flags
 from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.reliability import growth, least_squares
 from cardrl.bench.run_processes import gcs_address, object_store, rss_by_process
@@ -213,7 +213,7 @@ def check_soak(args: argparse.Namespace) -> None:
         raise ValueError(f"--every must be > 0 and at most --duration ({args.duration:g}s), got {args.every:g}s")
     if args.warmup >= args.duration:
         raise ValueError(f"--warmup {args.warmup:g}s leaves no sample of the {args.duration:g}s run for the slopes")
-    check_train_flags(args.game, args.train_args)
+    split_train_flags(args.train_args)
 
 
 def main_bench_soak(args: argparse.Namespace) -> int:
