@@ -15,8 +15,7 @@ from cardrl.games.registry import get_game
 from cardrl.run_dir import PROGRESS, read_progress
 
 __all__ = ["read_run", "training_seconds", "pooled_interval", "first_above_zero", "median_reached", "median_of",
-           "summarise",
-           "format_learning", "plot_learning"]
+           "summarise", "format_learning", "plot_learning"]
 
 
 # ---- reading runs --------------------------------------------------------------------------------------------------
