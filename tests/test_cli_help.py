@@ -74,7 +74,7 @@ def test_stop_time_without_a_unit_is_refused_naming_the_accepted_forms(value, ca
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"{value!r} is not a duration" in err
-    assert "use a number with a unit: e.g. 90s, 10m or 2h" in err
+    assert "use a number with a unit (s, m, h or d): e.g. 90s, 10m, 2h or 1d" in err
 
 
 @pytest.mark.parametrize("value, seconds", [("10s", 10.0), ("10m", 600.0), ("2h", 7200.0), ("1.5h", 5400.0),
