@@ -164,7 +164,8 @@ class WatchedRun:
     def _faults_due(self, now: float) -> None:
         """Apply the next fault when it is due and the run has recovered from the last: its frames rose since the
         driver's launch and since the previous fault. Faults fall on a training run one at a time, not on one
-        starting up."""
+        starting up; a driver kill also waits for the run's first complete checkpoint (startup time varies with
+        the machine's load, and a kill before any checkpoint would only measure a restart from nothing)."""
         since = max([self._launched_at] + [f["t"] for f in self.faults])
         if self._next >= len(self.plan) or now < self.plan[self._next][0] or self._pending_resume is not None \
                 or not any(o.t > since and o.rose for o in self.watch.observations[-5:]):
@@ -179,6 +180,8 @@ class WatchedRun:
                 return
             os.kill(pids[0], signal.SIGKILL)
             fault.update(t=self._now(), pid=pids[0], base_frames=fault["frames_at"])
+        elif kind == "driver" and checkpoint_frames(self.out)[0] is None:
+            return  # a kill before the first checkpoint would test a fresh start, not a resume: wait for one
         elif kind == "checkpoint":
             tmp = self.out / files.CHECKPOINT_TMP
             if not tmp.is_dir() or not self._has_complete_checkpoint:  # a write over a complete one is cut short
