@@ -56,7 +56,7 @@ def learner_slices(config) -> list[str]:
     sizes = {"frames_per_update": config.frames_per_update, **({"coach_batch": config.coach_batch}
                                                                if config.coach else {})}
     if config.bidding is True and _positive_int(config.frames_per_update):
-        sizes["bid_frames_per_update (or its default)"] = config.module_batch_size("bid_0")
+        sizes["bid_frames_per_update"] = config.module_batch_size("bid_0")  # its value or its default
     return [f"{name}={value} must be a multiple of num_learners={config.num_learners}: each learner updates on an "
             f"equal slice of every batch" for name, value in sizes.items()
             if isinstance(value, int) and value % config.num_learners]

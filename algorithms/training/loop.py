@@ -26,7 +26,7 @@ from typing import Any, Callable, Protocol
 from cardrl import run_dir as files
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.run_config import run_dir, write_config
-from cardrl.algorithms.training.settings import values_from_args
+from cardrl.algorithms.training.settings import values_from_args, with_flags
 
 __all__ = ["run_training", "check_training", "run_loop", "stop_rule", "stop_time_of", "RunClock",
            "Sink", "RunFiles",
@@ -240,7 +240,10 @@ def check_training(driver: Driver, args: Namespace, say: Callable[[str], Any] = 
     resume = _check_run_options(driver, args)
     config = driver.build_config(args, say)
     if hasattr(config, "validate"):
-        config.validate()
+        try:
+            config.validate()
+        except ValueError as err:
+            raise ValueError(with_flags(str(err), driver.settings)) from None
     return resume, config, driver.evaluation.baselines(config, args, list(args.eval_against))
 
 

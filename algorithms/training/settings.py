@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
 
-__all__ = ["RunSettings", "option", "add_arguments", "values_from_args", "field_default", "flag_of",
+__all__ = ["RunSettings", "option", "add_arguments", "values_from_args", "field_default", "flag_of", "with_flags",
            "parse_duration", "settings_from_args", "OPTIONAL_RUN_OPTIONS"]
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$", re.ASCII)
@@ -103,6 +103,15 @@ class RunSettings:
 def flag_of(f) -> str:
     """The command-line flag of a settings field: ``--stop-time``, or its own (``q_model``: ``--model``)."""
     return "--" + (f.metadata.get("flag") or f.name).replace("_", "-")
+
+
+def with_flags(message: str, settings: type) -> str:
+    """A config error's message as a command-line user reads it: each ``name=value`` of a field of ``settings`` or
+    :class:`RunSettings` that is a flag becomes ``--flag=value`` (``frames_per_update=0``: ``--frames-per-update=0``)."""
+    for f in (*fields(settings), *fields(RunSettings)):
+        if f.metadata.get("cli", True):
+            message = re.sub(rf"(?<![\w-]){re.escape(f.name)}=", flag_of(f) + "=", message)
+    return message
 
 
 def field_default(f) -> Any:

@@ -47,9 +47,8 @@ def assert_refused(argv: list[str], *named: str) -> str:
     assert code == 2, f"{argv} was not refused (exit {code}): {err}"
     errors = [line for line in err.splitlines() if "error:" in line]
     assert len(errors) == 1 and errors[0] == err.strip().splitlines()[-1], err
-    for name in named:  # a flag, or the config field it sets (the config's validate(): frames_per_update=0)
-        assert name in errors[0] or (name.startswith("--") and name[2:].replace("-", "_") in errors[0]), \
-            f"{name!r} not named in: {errors[0]}"
+    for name in named:  # the flag itself, also where the config's validate() finds the problem
+        assert name in errors[0], f"{name!r} not named in: {errors[0]}"
     return errors[0]
 
 
@@ -276,9 +275,9 @@ def test_regression_report_and_plot_refuse_an_out_that_is_a_directory(tmp_path):
 
 # ---- values a check used to miss (each a regression test of a failure the fuzzing found) -------------------------
 @pytest.mark.parametrize("argv, named", [
-    ([*TRAIN, "--lr", "0"], "lr"), ([*TRAIN, "--lr", "inf"], "lr"), ([*TRAIN, "--grad-clip", "nan"], "grad_clip"),
-    ([*TRAIN, "--rmsprop-alpha", "1.5"], "rmsprop_alpha"), ([*TRAIN, "--hidden-sizes", "512", "0"], "hidden_sizes"),
-    ([*TRAIN, "--updates-per-iteration", "0"], "updates_per_iteration"),
+    ([*TRAIN, "--lr", "0"], "--lr"), ([*TRAIN, "--lr", "inf"], "--lr"), ([*TRAIN, "--grad-clip", "nan"], "--grad-clip"),
+    ([*TRAIN, "--rmsprop-alpha", "1.5"], "--rmsprop-alpha"), ([*TRAIN, "--hidden-sizes", "512", "0"], "--hidden-sizes"),
+    ([*TRAIN, "--updates-per-iteration", "0"], "--updates-per-iteration"),
 ])
 def test_regression_dmc_learner_numbers_out_of_range_are_refused(argv, named):
     assert_refused(argv, named)

@@ -89,3 +89,12 @@ def test_an_opponent_model_several_encoders_feed_names_the_flag_and_its_values()
         pick_features("somegame", "plain", reads, None, "luo_tan")
     assert pick_features("somegame", "plain", reads, "unified_keyed", "luo_tan") == ("unified_keyed", None)
     assert pick_features("somegame", "plain", reads, None, "douzero_plus") == (None, None)  # validate() refuses it
+
+
+def test_a_config_error_names_the_flags_a_command_line_user_typed():
+    from cardrl.algorithms.dmc.settings import DMCSettings
+    from cardrl.algorithms.training.settings import with_flags
+
+    said = with_flags("q_model='x' and frames_per_update=3 with bid_frames_per_update=5 and num_learners=2; seed",
+                      DMCSettings)
+    assert said == "--model='x' and --frames-per-update=3 with --bid-frames-per-update=5 and --num-learners=2; seed"
