@@ -10,7 +10,8 @@ import argparse
 import math
 import os
 
-__all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float"]
+__all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float",
+           "float_between"]
 
 
 def path_arg(text: str) -> str:
@@ -66,3 +67,20 @@ def positive_float(text: str) -> float:
     if not math.isfinite(value) or value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
     return value
+
+
+def float_between(low: float, high: float = math.inf):
+    """An argparse type: a finite number in ``[low, high]`` (NaN refused; inf only where ``high`` is)."""
+    allowed = f"a finite number >= {low:g}" if high == math.inf else f"a number in [{low:g}, {high:g}]"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(str(text).strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number; give {allowed}") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range; give {allowed}")
+        return value
+
+    parse.__name__ = allowed
+    return parse

@@ -283,6 +283,16 @@ def test_regression_dmc_learner_numbers_out_of_range_are_refused(argv, named):
     assert_refused(argv, named)
 
 
+@pytest.mark.parametrize("flag, value", [
+    ("--lr", "0"), ("--lr", "nan"), ("--gamma", "1.5"), ("--gae-lambda", "-0.1"), ("--clip-param", "0"),
+    ("--vf-loss-coeff", "-1"), ("--entropy-coeff", "inf"), ("--num-epochs", "0"), ("--minibatch-size", "0"),
+    ("--train-batch-size", "0"), ("--grad-clip", "inf"), ("--hidden-sizes", "0"), ("--embedding-dim", "0"),
+])
+def test_regression_masked_ppo_numbers_out_of_range_are_refused(flag, value):
+    # RLlib's PPO trained with --lr 0 or NaN and crashed deep inside its learner with --num-epochs 0
+    assert_refused([*TRAIN, "--algo", "ppo", flag, value], flag)
+
+
 @pytest.mark.parametrize("argv, flag", [
     ([*TRAIN, "--num-env-runners", "-1"], "--num-env-runners"), ([*TRAIN, "--stop-frames", "0"], "--stop-frames"),
     ([*TRAIN, "--eval-deals", "0"], "--eval-deals"), ([*TRAIN, "--seed", "-1"], "--seed"),
