@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 
 __all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float",
-           "float_between"]
+           "float_between", "SignedValuesParser"]
 
 
 def path_arg(text: str) -> str:
@@ -84,3 +85,13 @@ def float_between(low: float, high: float = math.inf):
 
     parse.__name__ = allowed
     return parse
+
+
+class SignedValuesParser(argparse.ArgumentParser):
+    """An ArgumentParser that takes any word of a minus and a digit (``-1m``, ``-3x``) as a value, not only plain
+    negative numbers: ``--duration -1m`` then reaches the flag's own check, which says what is allowed, instead of
+    argparse's "expected one argument". No cardrl flag starts with a digit."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._negative_number_matcher = re.compile(r"^-\d")  # argparse's own: plain numbers only

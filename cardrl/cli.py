@@ -12,6 +12,7 @@ import argparse
 import sys
 from dataclasses import fields
 
+from cardrl.args import SignedValuesParser
 from cardrl.presets import expand_preset
 
 DEFAULT_ALGO = "dmc"
@@ -46,7 +47,7 @@ def _add_train_parser(sub, algo: str, games: tuple[str, ...]) -> argparse.Argume
     return train
 
 
-class CardrlParser(argparse.ArgumentParser):
+class CardrlParser(SignedValuesParser):
     """cardrl's parser: ``cardrl train`` takes the options of its ``--algo`` only, so a command line is parsed by
     the parser built for the algorithm it names (:func:`build_parser`)."""
 
@@ -68,7 +69,7 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     games = _games()
     parser = CardrlParser(prog="cardrl", description=__doc__.splitlines()[0])
     parser.algo = algo
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=argparse.ArgumentParser)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=SignedValuesParser)
     train = _add_train_parser(sub, algo, games)
 
     from cardrl.bench.cli import add_bench_parsers

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from cardrl.args import positive_float, positive_int
+from cardrl.args import SignedValuesParser, positive_float, positive_int
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["add_bench_parsers", "build_bench_parser", "main_bench", "check_bench"]
@@ -128,7 +128,7 @@ def check_bench(args: argparse.Namespace) -> None:
 
 def build_bench_parser() -> argparse.ArgumentParser:
     """A stand-alone parser of the arguments after ``cardrl bench``."""
-    return _add_targets(argparse.ArgumentParser(prog="cardrl bench"))
+    return _add_targets(SignedValuesParser(prog="cardrl bench"))
 
 
 def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:

@@ -304,6 +304,15 @@ def test_regression_counts_and_seconds_accepted_out_of_range(argv, flag):
 
 
 @pytest.mark.parametrize("argv, flag", [
+    ([*TRAIN, "--stop-time", "-1m"], "--stop-time"), (["bench", "soak", "doudizhu", "--duration", "-1m"], "--duration"),
+    (["bench", "chaos", "doudizhu", "--kill-driver-at", "1m", "-2m"], "--kill-driver-at"),
+])
+def test_regression_a_negative_duration_reaches_the_flags_check(argv, flag):
+    # argparse took "-1m" for a flag and said "expected one argument"
+    assert "is not a duration" in assert_refused(argv, flag)
+
+
+@pytest.mark.parametrize("argv, flag", [
     (["bench", "env", "doudizhu", "--hands", "0"], "--hands"),
     (["bench", "mcs", "doudizhu", "--deals", "-1"], "--deals"),
     (["bench", "soak", "doudizhu", "--every", "0"], "--every"), (["bench", "chaos", "doudizhu", "--eval-deals", "0"],
