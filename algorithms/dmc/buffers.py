@@ -7,6 +7,11 @@ env runners with the weights version and the time they were made; :meth:`FrameBu
 the run length, and a module never trains on data older than ``capacity`` frames of its own. Each take reports the
 age of what it served: in learner updates (the weights version it was made with, against the current one) and in
 seconds.
+
+The buffer owns what it holds: :meth:`FrameBuffer.add` copies an array that is a view of memory it does not own. A
+remote runner's reply arrives as arrays read in place from Ray's object store, and one such view, however few frames
+it kept, would pin the whole reply (every module's columns) there until the buffer let go of it (docs/operations.md,
+"The chaos run and the soaks").
 """
 
 from __future__ import annotations
@@ -29,6 +34,11 @@ class TakenBatch:
     age_seconds: float
 
 
+def _owned(array: np.ndarray) -> np.ndarray:
+    """``array``, copied when it is a view of memory it does not own (module docstring)."""
+    return array.copy() if isinstance(array, np.ndarray) and array.base is not None else array
+
+
 class FrameBuffer:
     """The frames of one module, as chunks ``(columns, weights version, time made)`` oldest first (module docstring).
 
@@ -48,8 +58,13 @@ class FrameBuffer:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the arrays held."""
-        return sum(a.nbytes for cols, _, _ in self._chunks for a in cols.values())
+        """Bytes held: of each array the buffer it is a slice of, counted once."""
+        held = {}
+        for cols, _, _ in self._chunks:
+            for a in cols.values():
+                owner = a if a.base is None else a.base
+                held[id(owner)] = getattr(owner, "nbytes", a.nbytes)
+        return sum(held.values())
 
     def add(self, columns: dict[str, np.ndarray], version: int, made_at: float | None = None) -> None:
         """Append a chunk of frames made with weights ``version`` at ``made_at`` (default: now); drop the oldest
@@ -57,6 +72,7 @@ class FrameBuffer:
         n = len(next(iter(columns.values())))
         if n == 0:
             return
+        columns = {k: _owned(v) for k, v in columns.items()}
         self._chunks.append((columns, int(version), time.time() if made_at is None else float(made_at)))
         self.frames += n
         excess = self.frames - self.capacity

@@ -43,6 +43,21 @@ def test_frame_buffer_serves_the_newest_frames_and_drops_the_oldest():
         FrameBuffer(0)
 
 
+def test_frame_buffer_owns_its_frames_and_pins_no_reply_in_the_object_store(ray_local):
+    import ray
+
+    reply = ray.get(ray.put({"target": np.arange(300_000, dtype=np.float32), "obs": np.zeros((300_000, 3), np.int8)}))
+    assert not reply["target"].flags.writeable  # read in place from Ray's object store
+    buf = FrameBuffer(capacity=100)
+    buf.add({k: v[-150:] for k, v in reply.items()}, version=1)  # a few frames of a big reply; 50 dropped at once
+    held = buf.take(100, current_version=1).columns
+    assert held["target"].tolist() == list(range(299_900, 300_000))
+    assert not any(np.shares_memory(held[k], reply[k]) for k in reply)
+    buf.add({k: v[:40] for k, v in reply.items()}, version=2)
+    buf.take(10, current_version=2)  # keeps a slice of the 40 frames: counted as the 40 the buffer copied
+    assert buf.nbytes == 40 * (4 + 3)
+
+
 def _west_apart(agent_id, episode=None, *args, **kwargs) -> str:
     return "west_net" if agent_id == "west" else "others_net"
 
