@@ -13,7 +13,7 @@ from cardrl.quiet import HARMLESS_LINES, is_harmless
 
 def test_filter_drops_exactly_the_harmless_lines_written_to_fd_2():
     """Lines written straight to file descriptor 2 (as Ray's C++ core worker does) and through sys.stderr alike."""
-    script = textwrap.dedent(f"""
+    script = textwrap.dedent("""
         import os, sys
         from cardrl.quiet import filter_stderr, HARMLESS_LINES
         restore = filter_stderr()

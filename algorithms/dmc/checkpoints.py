@@ -41,7 +41,7 @@ from cardrl.agents.q_agent import QAgent
 from cardrl.algorithms.common.checkpoint_identity import recorded_layout_problems
 from cardrl.algorithms.common.checkpoint_state import load_module_dirs, read_checkpoint_state
 from cardrl.algorithms.common.game_defaults import default_module_mapping
-from cardrl.algorithms.dmc.counters import DMC_COUNTERS, read_checkpoint_counters
+from cardrl.algorithms.dmc.counters import read_checkpoint_counters
 from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",

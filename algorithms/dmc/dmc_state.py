@@ -15,7 +15,8 @@ from pathlib import Path
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS, layout_identity
 from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
-from cardrl.algorithms.dmc.checkpoints import DMC_COUNTERS, verify_checkpoint
+from cardrl.algorithms.dmc.checkpoints import verify_checkpoint
+from cardrl.algorithms.dmc.counters import DMC_COUNTERS
 
 __all__ = ["DMCCheckpointing", "DMC_COUNTERS", "DMC_RUN"]
 

@@ -59,7 +59,6 @@ from numba import njit
 from cardrl.features.base import FeatureEncoder, slice_blocks
 from cardrl.games.big2 import Big2Game, Big2View
 from cardrl.games.doudizhu import DouDizhuGame, DouDizhuView
-from cardrl.games.move_table import MoveTable
 
 __all__ = ["UnifiedFeatures", "STATE_DIM", "HISTORY_SHAPE", "ACTION_DIM", "SLICES"]
 

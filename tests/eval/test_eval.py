@@ -293,7 +293,6 @@ def test_eval_core_imports_without_ray_or_torch():
 
 
 def test_lockstep_evaluation_counts_how_often_the_greedy_side_passes():
-    import numpy as np
 
     from cardrl.eval.agents import build_agent
     from cardrl.eval.lockstep import evaluate_scorer

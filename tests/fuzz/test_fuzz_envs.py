@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import assume
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from hypothesis.stateful import RuleBasedStateMachine, invariant, rule
 
 from cardrl.envs import make_env
 from cardrl.envs.rllib import RLlibMultiAgentEnv

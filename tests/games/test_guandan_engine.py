@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cardrl.games.guandan import (
     LEVEL_A, RETURN, TRIBUTE, GameOverError, GuanDanGame, IllegalMoveError, deal_cards, team_of)
-from cardrl.games.guandan.moves import PASS, Category, Move, Rank, hand_from_string, parse_cards
+from cardrl.games.guandan.moves import PASS, Category, Move, hand_from_string, parse_cards
 
 LV = {ch: i for i, ch in enumerate("23456789TJQKA")}
 

@@ -3,9 +3,7 @@ play, compare, runs, and every kind of bad input answered with a clear JSON erro
 
 from __future__ import annotations
 
-import time
 
-import numpy as np
 import pytest
 import requests
 
