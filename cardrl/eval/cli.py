@@ -5,6 +5,7 @@ match (GuanDan) whole matches with teams swapped (``--deals`` counts matches).""
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
@@ -167,11 +168,12 @@ def _run_deals(args: argparse.Namespace, spec, options: dict) -> int:
         _run_whole_game(args, deals)
     elif args.a is not None:
         result = run_tournament(args.a, args.b, deals, spec.name, num_workers=args.workers,
-                                chunk_size=args.chunk_size)
+                                chunk_size=args.chunk_size, progress=_progress("deals"))
         print(result.table())
         _save_games(args, spec, protocol_for(spec.name).normalise_options(deals.options), deals.seeds)
     else:
-        league = run_league(args.league, deals, spec.name, num_workers=args.workers, chunk_size=args.chunk_size)
+        league = run_league(args.league, deals, spec.name, num_workers=args.workers, chunk_size=args.chunk_size,
+                            progress=_progress("deals (all pairs)"))
         _print_league(args, league.markdown(), league.csv())
     elapsed = time.perf_counter() - start
     games = "whole-game tournament(s) x 6 games of" if args.bidding else "tournament(s) x"
@@ -192,6 +194,13 @@ def _print_league(args: argparse.Namespace, markdown: str, csv: str) -> None:
         print(f"\nwritten: {prefix.with_suffix('.md')}, {prefix.with_suffix('.csv')}")
 
 
+def _progress(unit: str):
+    """Progress lines on stderr every 15 s (the results on stdout stay a clean table)."""
+    from cardrl.eval.parallel import ProgressLine
+
+    return ProgressLine(unit, say=lambda line: print(line, file=sys.stderr, flush=True))
+
+
 def _run_whole_game(args: argparse.Namespace, deals) -> None:
     """The whole game: a whole-game tournament (``--a``/``--b``) or league, with the per-agent bidding table."""
     from cardrl.eval.protocols import protocol_for
@@ -199,11 +208,12 @@ def _run_whole_game(args: argparse.Namespace, deals) -> None:
 
     if args.a is not None:
         print(run_whole_game(args.a, args.b, deals, args.game, num_workers=args.workers,
-                             chunk_size=args.chunk_size).table())
+                             chunk_size=args.chunk_size, progress=_progress("deals")).table())
         protocol = protocol_for(args.game, whole_game=True)
         _save_games(args, protocol.spec, protocol.normalise_options(deals.options), deals.seeds)
         return
-    league = run_whole_league(args.league, deals, args.game, num_workers=args.workers, chunk_size=args.chunk_size)
+    league = run_whole_league(args.league, deals, args.game, num_workers=args.workers, chunk_size=args.chunk_size,
+                              progress=_progress("deals (all pairs)"))
     _print_league(args, league.markdown(), league.league.csv())
 
 
@@ -220,7 +230,8 @@ def _run_matches(args: argparse.Namespace, spec, options: dict) -> int:
     a.name, b.name = args.a, args.b
     start = time.perf_counter()
     result = run_matches(a, b, args.deals if args.deals is not None else 100, args.seed, spec.name,
-                         max_deals=args.max_deals, num_workers=args.workers, options=options)
+                         max_deals=args.max_deals, num_workers=args.workers, options=options,
+                         progress=_progress("matches"))
     print(result.table())
     elapsed = time.perf_counter() - start
     print(f"\n{result.games} matches in {elapsed:.1f} s ({args.workers} worker(s))")

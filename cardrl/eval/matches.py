@@ -34,6 +34,7 @@ import numpy as np
 from scipy import stats
 
 from cardrl.agents.base import Agent, play_game
+from cardrl.eval.parallel import Progress
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.stats import mean_interval
 
@@ -199,7 +200,7 @@ def _check_int(name: str, value: Any, low: int) -> int:
 
 def run_matches(a: Agent, b: Agent, num_matches: int, seed: int, game: str, max_deals: int | None = None,
                 num_workers: int = 0, *, chunk_size: int | None = None,
-                options: Mapping[str, Any] | None = None) -> MatchResult:
+                options: Mapping[str, Any] | None = None, progress: Progress | None = None) -> MatchResult:
     """Play ``num_matches`` seeded matches of agent ``a`` against agent ``b`` of ``game`` (a game whose protocol's
     unit is the match), each once per arrangement with teams swapped (module docstring), and return A's match win
     rate, points per deal and deals per match.
@@ -208,7 +209,8 @@ def run_matches(a: Agent, b: Agent, num_matches: int, seed: int, game: str, max_
     rule options (e.g. GuanDan's ``{"tribute_decisions": True}``; the options that make a game one deal are
     refused). ``num_workers=0`` plays in this process; ``k >= 1`` runs chunks of ``chunk_size`` matches as Ray
     tasks, at most ``k`` at a time (Ray is started with 2 CPUs if it is not running); the numbers do not depend
-    on ``num_workers`` or ``chunk_size``. Bad arguments raise before any game is played.
+    on ``num_workers`` or ``chunk_size``; ``progress`` is told the matches done after each chunk. Bad arguments
+    raise before any game is played.
     """
     from cardrl.eval.parallel import run_in_chunks
 
@@ -235,5 +237,5 @@ def run_matches(a: Agent, b: Agent, num_matches: int, seed: int, game: str, max_
         chunk_size = max(1, -(-num_matches // max(1, 4 * num_workers)))
     chunk_size = _check_int("chunk_size", chunk_size, 1)
     wins, decided, points, deals = run_in_chunks(_play_chunk, (game, a, b), (seeds,), (opts,), num_workers,
-                                                 chunk_size, shared=(1, 2))
+                                                 chunk_size, shared=(1, 2), progress=progress)
     return MatchResult(game, protocol.labels, a.name, b.name, seeds, wins, decided, points, deals, max_deals)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sys
+import time
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
-__all__ = ["run_in_chunks", "ensure_ray", "one_torch_thread"]
+__all__ = ["run_in_chunks", "ensure_ray", "one_torch_thread", "Progress", "ProgressLine", "offset_progress"]
+
+Progress = Callable[[int, int], None]  # (rows done, rows in all), after each chunk
 
 
 @contextmanager
@@ -38,15 +41,43 @@ def ensure_ray() -> Any:
     return ray
 
 
+class ProgressLine:
+    """A :data:`Progress` that prints ``[eval 15s] deals 600/3,000 (40/s) | ETA 1.2 min`` at most every
+    ``every_s`` seconds, and once more when all rows are done."""
+
+    def __init__(self, unit: str = "deals", every_s: float = 15.0, say: Callable[[str], Any] = print):
+        self.unit, self.every_s, self.say = unit, every_s, say
+        self.t0 = time.perf_counter()
+        self._said = self.t0
+
+    def __call__(self, done: int, total: int) -> None:
+        now = time.perf_counter()
+        if now - self._said < self.every_s and done < total:
+            return
+        self._said = now
+        rate = done / max(now - self.t0, 1e-9)
+        line = f"[eval {now - self.t0:5.0f}s] {self.unit} {done:,}/{total:,} ({rate:,.0f}/s)"
+        if done < total and rate > 0:
+            line += f" | ETA {(total - done) / rate / 60:.1f} min"
+        self.say(line)
+
+
+def offset_progress(progress: Progress | None, before: int, total: int) -> Progress | None:
+    """``progress`` for one part of a longer run (a league's pair): ``before`` rows done in earlier parts, ``total``
+    in all."""
+    return None if progress is None else (lambda done, _: progress(before + done, total))
+
+
 def run_in_chunks(fn: Callable[..., tuple[np.ndarray, ...]], before: tuple, items: Sequence[np.ndarray],
                   after: tuple = (), num_workers: int = 0, chunk_size: int = 1, *, shared: Sequence[int] = (),
-                  with_start: bool = False) -> tuple[np.ndarray, ...]:
+                  with_start: bool = False, progress: Progress | None = None) -> tuple[np.ndarray, ...]:
     """``fn(*before, *[item[lo:hi] for item in items], *after[, lo])`` over chunks of the items' rows, each returning
     a tuple of arrays with one row per item row; returns those arrays concatenated in row order.
 
     ``num_workers=0`` makes one call in this process; ``k >= 1`` runs chunks of ``chunk_size`` rows as Ray tasks, at
     most ``k`` at a time (Ray is started with 2 CPUs if needed). The arguments of ``before`` at the positions in
-    ``shared`` (large objects such as agents) go to the object store once, not once per chunk.
+    ``shared`` (large objects such as agents) go to the object store once, not once per chunk. ``progress`` is told
+    the rows done after each chunk (with Ray only).
     """
     n = len(items[0])
     if num_workers == 0:
@@ -69,6 +100,8 @@ def run_in_chunks(fn: Callable[..., tuple[np.ndarray, ...]], before: tuple, item
         done, _ = ray.wait(list(running), num_returns=1)
         for ref in done:
             results[running.pop(ref)] = ray.get(ref)
+        if progress is not None:
+            progress(sum(len(r[0]) for r in results.values()), n)
     order = sorted(results)
     width = len(results[order[0]])
     return tuple(np.concatenate([results[lo][j] for lo in order]) for j in range(width))

@@ -35,7 +35,7 @@ import numpy as np
 from cardrl.agents.base import Agent, play_game
 from cardrl.eval.agents import AgentSpec, build_agent, parse_agent_spec
 from cardrl.eval.deals import DealSet, check_hands, generate_deals, load_deals
-from cardrl.eval.parallel import one_torch_thread, run_in_chunks
+from cardrl.eval.parallel import Progress, offset_progress, one_torch_thread, run_in_chunks
 from cardrl.eval.protocols import TournamentProtocol, protocol_for
 from cardrl.eval.stats import mean_interval
 
@@ -213,13 +213,15 @@ def _deal_set(deals: DealSet | str | Path | int, game: str, seed: int) -> DealSe
 
 
 def run_tournament(a: AgentArg, b: AgentArg, deals: DealSet | str | Path | int, game: str = "doudizhu",
-                   seed: int = 0, num_workers: int = 0, chunk_size: int | None = None) -> TournamentResult:
+                   seed: int = 0, num_workers: int = 0, chunk_size: int | None = None, *,
+                   progress: Progress | None = None) -> TournamentResult:
     """Duplicate tournament of ``a`` against ``b`` on ``deals`` (a DealSet, a deal-file path, or a number of
     deals to generate from ``seed``). Agents are spec strings (:mod:`cardrl.eval.agents`) or Agent objects.
 
     ``num_workers=0`` plays in this process; ``k >= 1`` runs chunks of ``chunk_size`` deals as Ray tasks, at
-    most ``k`` at a time (Ray is started with 2 CPUs if it is not running). Bad deal files, specs or
-    checkpoints raise before any game is played. The result does not depend on ``num_workers``/``chunk_size``.
+    most ``k`` at a time (Ray is started with 2 CPUs if it is not running), telling ``progress`` the deals done
+    after each. Bad deal files, specs or checkpoints raise before any game is played. The result does not depend
+    on ``num_workers``/``chunk_size``.
     """
     protocol: TournamentProtocol = protocol_for(game)
     if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
@@ -242,7 +244,7 @@ def run_tournament(a: AgentArg, b: AgentArg, deals: DealSet | str | Path | int, 
         same = b_source is a_source  # one Agent object on both sides
         scores, wins = run_in_chunks(_play_chunk_task, (game, options, a_source, b_source, same),
                                      (deal_set.seeds, deal_set.hands), (), num_workers, chunk_size, shared=(2, 3),
-                                     with_start=True)
+                                     with_start=True, progress=progress)
     return TournamentResult(game, a_name, b_name, protocol.labels, scores, wins)
 
 
@@ -301,7 +303,8 @@ class LeagueResult:
 
 
 def run_league(agents: Sequence[AgentArg], deals: DealSet | str | Path | int, game: str = "doudizhu",
-               seed: int = 0, num_workers: int = 0, chunk_size: int | None = None) -> LeagueResult:
+               seed: int = 0, num_workers: int = 0, chunk_size: int | None = None, *,
+               progress: Progress | None = None) -> LeagueResult:
     """Every pair of ``agents`` plays one duplicate tournament on the same deals (j against i is the negation of
     i against j). All specs are parsed and built before the first game."""
     if len(agents) < 2:
@@ -315,9 +318,11 @@ def run_league(agents: Sequence[AgentArg], deals: DealSet | str | Path | int, ga
     if len(set(names)) != len(names):
         raise ValueError(f"league agents must be distinct, got {names}")
     results: dict[tuple[int, int], TournamentResult] = {}
+    n, pairs = len(deal_set), len(agents) * (len(agents) - 1) // 2
     for i in range(len(agents)):
         for j in range(i + 1, len(agents)):
-            r = run_tournament(agents[i], agents[j], deal_set, game, seed, num_workers, chunk_size)
+            r = run_tournament(agents[i], agents[j], deal_set, game, seed, num_workers, chunk_size,
+                               progress=offset_progress(progress, len(results) // 2 * n, pairs * n))
             results[(i, j)] = r
             results[(j, i)] = r.negated()
     return LeagueResult(game, tuple(names), results)

@@ -27,7 +27,7 @@ import numpy as np
 from cardrl.agents.base import Agent, play_game
 from cardrl.eval.agents import check_bids
 from cardrl.eval.deals import DealSet, check_hands, generate_deals, load_deals
-from cardrl.eval.parallel import one_torch_thread, run_in_chunks
+from cardrl.eval.parallel import Progress, offset_progress, one_torch_thread, run_in_chunks
 from cardrl.eval.protocols import bids, protocol_for
 from cardrl.eval.tournament import AgentArg, LeagueResult, SIDE_SEEDS, TournamentResult, _rebuild, _resolve
 
@@ -188,7 +188,8 @@ def whole_game_deals(deals: DealSet | str | Path | int, game: str, seed: int = 0
 
 
 def run_whole_game(a: AgentArg, b: AgentArg, deals: DealSet | str | Path | int, game: str = "doudizhu",
-                   seed: int = 0, num_workers: int = 0, chunk_size: int | None = None) -> WholeGameResult:
+                   seed: int = 0, num_workers: int = 0, chunk_size: int | None = None, *,
+                   progress: Progress | None = None) -> WholeGameResult:
     """Whole-game duplicate tournament of ``a`` against ``b`` (module docstring), as
     :func:`~cardrl.eval.tournament.run_tournament` plays the fixed-landlord one: the same arguments, the result
     independent of ``num_workers``/``chunk_size``. An agent that cannot bid raises ValueError before any game."""
@@ -209,7 +210,7 @@ def run_whole_game(a: AgentArg, b: AgentArg, deals: DealSet | str | Path | int, 
         arrays = _play_chunk(game, options, a_agent, b_agent, deal_set.seeds, deal_set.hands, 0)
     else:
         arrays = run_in_chunks(_play_chunk_task, (game, options, a_source, b_source), (deal_set.seeds, deal_set.hands),
-                               (), num_workers, chunk_size, shared=(2, 3), with_start=True)
+                               (), num_workers, chunk_size, shared=(2, 3), with_start=True, progress=progress)
     scores, wins, landlord, bid, redeals, payoffs = arrays
     tournament = TournamentResult(game, a_name, b_name, protocol.labels, scores, wins)
     return WholeGameResult(tournament, protocol.arrangements, landlord, bid, redeals, payoffs)
@@ -229,7 +230,8 @@ class WholeLeagueResult:
 
 
 def run_whole_league(agents: Sequence[AgentArg], deals: DealSet | str | Path | int, game: str = "doudizhu",
-                     seed: int = 0, num_workers: int = 0, chunk_size: int | None = None) -> WholeLeagueResult:
+                     seed: int = 0, num_workers: int = 0, chunk_size: int | None = None, *,
+                     progress: Progress | None = None) -> WholeLeagueResult:
     """Every pair of ``agents`` plays one whole-game tournament on the same deals; every agent is built (and
     refused if it cannot bid) before the first game."""
     if len(agents) < 2:
@@ -242,9 +244,11 @@ def run_whole_league(agents: Sequence[AgentArg], deals: DealSet | str | Path | i
         raise ValueError(f"league agents must be distinct, got {names}")
     results: dict[tuple[int, int], TournamentResult] = {}
     stats: list[BiddingStats | None] = [None] * len(agents)
+    n, pairs = len(deal_set), len(agents) * (len(agents) - 1) // 2
     for i in range(len(agents)):
         for j in range(i + 1, len(agents)):
-            r = run_whole_game(agents[i], agents[j], deal_set, game, seed, num_workers, chunk_size)
+            r = run_whole_game(agents[i], agents[j], deal_set, game, seed, num_workers, chunk_size,
+                               progress=offset_progress(progress, len(results) // 2 * n, pairs * n))
             results[(i, j)], results[(j, i)] = r.tournament, r.tournament.negated()
             for k, side in ((i, 0), (j, 1)):
                 mine = r.stats(side)

@@ -4,6 +4,7 @@ parallelism, DMC and DouZero checkpoint agents, the ``cardrl eval`` CLI, and bad
 from __future__ import annotations
 
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from cardrl.agents import RandomAgent
 from cardrl.eval import DealSet, generate_deals, load_deals, parse_agent_spec, run_league, run_tournament
 from cardrl.algorithms.dmc.checkpoints import load_douzero_checkpoints
 from cardrl.eval.agents import build_agent
+from cardrl.eval.parallel import ProgressLine
 from cardrl.features.douzero import DouZeroFeatures
 from cardrl.games.doudizhu import ROLES, DouDizhuGame
 from helpers.counting_agent import CountingAgent
@@ -127,6 +129,25 @@ def test_results_do_not_depend_on_ray_workers_or_chunks(ray_local):
     np.testing.assert_array_equal(same_seed[0].scores, same_seed[1].scores)
     agent = RandomAgent(4)  # Agent objects travel to the workers pickled; one object on both sides stays one
     assert np.all(run_tournament(agent, agent, deals, num_workers=2, chunk_size=10).pair_scores == 0.0)
+
+
+def test_a_long_evaluation_reports_its_progress(ray_local):
+    told: list[tuple[int, int]] = []
+    run_league(["random", "rule", "random:7"], 24, num_workers=2, chunk_size=5,
+               progress=lambda done, total: told.append((done, total)))
+    assert {total for _, total in told} == {3 * 24}  # three pairs of 24 deals
+    dones = [done for done, _ in told]
+    assert dones == sorted(dones) and dones[-1] == 72 and len(dones) == 3 * 5  # after each chunk of each pair
+    lines: list[str] = []
+    say = ProgressLine("deals", every_s=0.0, say=lines.append)
+    say(10, 40)
+    say(40, 40)
+    assert re.fullmatch(r"\[eval +\d+s\] deals 10/40 \([\d,]+/s\) \| ETA [\d.]+ min", lines[0]), lines
+    assert lines[1].startswith("[eval") and "deals 40/40" in lines[1] and "ETA" not in lines[1]
+    quiet = ProgressLine("deals", every_s=3600.0, say=lines.append)
+    quiet(1, 40)
+    quiet(40, 40)  # only the last one: a minute-long run says nothing until it ends, a long one every every_s
+    assert len(lines) == 3
 
 
 def test_league_rank_table_markdown_and_csv():
