@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from cardrl.algorithms.dmc.centering import TARGET_BASELINES
 from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration,
                                              values_from_args)
-from cardrl.args import agent_spec_arg, path_arg
+from cardrl.args import agent_spec_arg, path_arg, positive_int
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
            "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
@@ -133,7 +133,7 @@ class DMCSettings:
                                             "this many frames with its own env runner whenever no remote sample is "
                                             "ready, instead of waiting idle (on 2 cores: 1.56x the frames/s of "
                                             "waiting; 0: never)", type=int)
-    num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=int,
+    num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=positive_int,
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
                                           section="env_runners")

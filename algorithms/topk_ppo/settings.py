@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.settings import option, path_arg
+from cardrl.args import positive_int
 
 __all__ = ["TopKPPOSettings", "PAPER_HIDDEN_SIZES"]
 
@@ -55,5 +56,5 @@ class TopKPPOSettings:
     level_a_counters: bool | None = option(None, "add the three level-A counters to the state (DanZero+'s 516 = "
                                                  "513 + 3; default: on for GuanDan, the game that has them)",
                                            cli=False)
-    num_envs_per_env_runner: int = option(32, "games each env runner plays in lock-step", type=int,
+    num_envs_per_env_runner: int = option(32, "games each env runner plays in lock-step", type=positive_int,
                                           section="env_runners")

@@ -238,12 +238,12 @@ def check_training(driver: Driver, args: Namespace, say: Callable[[str], Any] = 
     ``validate()``) and the baselines; returns whether the run resumes, the config and the baselines. ValueError
     (FileNotFoundError for a baseline's checkpoint) naming what is wrong."""
     resume = _check_run_options(driver, args)
-    config = driver.build_config(args, say)
-    if hasattr(config, "validate"):
-        try:
+    try:
+        config = driver.build_config(args, say)
+        if hasattr(config, "validate"):
             config.validate()
-        except ValueError as err:
-            raise ValueError(with_flags(str(err), driver.settings)) from None
+    except ValueError as err:  # RLlib's setters and DMC's checks name config fields: say the flags
+        raise ValueError(with_flags(str(err), driver.settings)) from None
     return resume, config, driver.evaluation.baselines(config, args, list(args.eval_against))
 
 

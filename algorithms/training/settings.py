@@ -107,10 +107,12 @@ def flag_of(f) -> str:
 
 def with_flags(message: str, settings: type) -> str:
     """A config error's message as a command-line user reads it: each ``name=value`` of a field of ``settings`` or
-    :class:`RunSettings` that is a flag becomes ``--flag=value`` (``frames_per_update=0``: ``--frames-per-update=0``)."""
+    :class:`RunSettings` that is a flag becomes ``--flag=value`` (``frames_per_update=0``: ``--frames-per-update=0``), and RLlib's quoted
+    ```name``` becomes ```--flag```."""
     for f in (*fields(settings), *fields(RunSettings)):
         if f.metadata.get("cli", True):
             message = re.sub(rf"(?<![\w-]){re.escape(f.name)}=", flag_of(f) + "=", message)
+            message = message.replace(f"`{f.name}`", f"`{flag_of(f)}`")  # RLlib's own checks quote the name
     return message
 
 
