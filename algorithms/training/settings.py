@@ -107,8 +107,8 @@ def flag_of(f) -> str:
 
 def with_flags(message: str, settings: type) -> str:
     """A config error's message as a command-line user reads it: each ``name=value`` of a field of ``settings`` or
-    :class:`RunSettings` that is a flag becomes ``--flag=value`` (``frames_per_update=0``: ``--frames-per-update=0``), and RLlib's quoted
-    ```name``` becomes ```--flag```."""
+    :class:`RunSettings` that is a flag becomes ``--flag=value`` (``frames_per_update=0``:
+    ``--frames-per-update=0``), and a name RLlib's own checks quote in backticks becomes the flag."""
     for f in (*fields(settings), *fields(RunSettings)):
         if f.metadata.get("cli", True):
             message = re.sub(rf"(?<![\w-]){re.escape(f.name)}=", flag_of(f) + "=", message)

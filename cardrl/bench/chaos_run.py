@@ -180,12 +180,12 @@ class WatchedRun:
                 return
             os.kill(pids[0], signal.SIGKILL)
             fault.update(t=self._now(), pid=pids[0], base_frames=fault["frames_at"])
-        elif kind == "driver" and checkpoint_frames(self.out)[0] is None:
+        elif kind == "driver" and not self._checkpoint_seen():
             return  # a kill before the first checkpoint would test a fresh start, not a resume: wait for one
         elif kind == "checkpoint":
             tmp = self.out / files.CHECKPOINT_TMP
             if not tmp.is_dir() or not self._has_complete_checkpoint:  # a write over a complete one is cut short
-                self._has_complete_checkpoint = checkpoint_frames(self.out)[0] is not None
+                self._checkpoint_seen()
                 return
             fault["torn"] = not (tmp / MARKER).is_file()  # killed before its completion marker
             self._kill_and_resume(fault)
@@ -194,6 +194,13 @@ class WatchedRun:
         self.faults.append(fault)
         self._next += 1
         self.say(f"[{self.label} {fault['t']:6.0f}s] fault: {self._fault_text(fault)}", flush=True)
+
+    def _checkpoint_seen(self) -> bool:
+        """Whether the run has written a complete checkpoint (read from its directory until one is there; a
+        complete checkpoint is never taken away)."""
+        if not self._has_complete_checkpoint:
+            self._has_complete_checkpoint = checkpoint_frames(self.out)[0] is not None
+        return self._has_complete_checkpoint
 
     def _kill_and_resume(self, fault: dict[str, Any]) -> None:
         self.watch.poll(self._now())
