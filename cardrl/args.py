@@ -12,7 +12,7 @@ import os
 import re
 
 __all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float",
-           "float_between", "SignedValuesParser"]
+           "float_in", "SignedValuesParser"]
 
 
 def path_arg(text: str) -> str:
@@ -59,32 +59,29 @@ positive_int = int_at_least(1)
 non_negative_int = int_at_least(0)
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number > 0 (NaN and inf refused)."""
-    try:
-        value = float(str(text).strip())
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number; give a finite number > 0") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number > 0")
-    return value
-
-
-def float_between(low: float, high: float = math.inf):
-    """An argparse type: a finite number in ``[low, high]`` (NaN refused; inf only where ``high`` is)."""
-    allowed = f"a finite number >= {low:g}" if high == math.inf else f"a number in [{low:g}, {high:g}]"
+def float_in(low: float, high: float = math.inf, *, low_open: bool = False):
+    """An argparse type: a finite number in ``[low, high]`` (``(low, high]`` with ``low_open``); NaN refused, inf
+    too (a finite ``high`` bounds it anyway)."""
+    if high == math.inf:
+        allowed = f"a finite number {'>' if low_open else '>='} {low:g}"
+    else:
+        allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
 
     def parse(text: str) -> float:
         try:
             value = float(str(text).strip())
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number; give {allowed}") from None
-        if not math.isfinite(value) or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range; give {allowed}")
+        if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+            raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}")
         return value
 
     parse.__name__ = allowed
     return parse
+
+
+positive_float = float_in(0.0, low_open=True)
+positive_float.__doc__ = "An argparse type: a finite number > 0 (NaN and inf refused)."
 
 
 class SignedValuesParser(argparse.ArgumentParser):

@@ -58,12 +58,13 @@ class FrameBuffer:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: of each array the buffer it is a slice of, counted once."""
+        """Bytes held: of each array the owned array it is a slice of (``add`` copies what it does not own), counted
+        once."""
         held = {}
         for cols, _, _ in self._chunks:
             for a in cols.values():
                 owner = a if a.base is None else a.base
-                held[id(owner)] = getattr(owner, "nbytes", a.nbytes)
+                held[id(owner)] = owner.nbytes
         return sum(held.values())
 
     def add(self, columns: dict[str, np.ndarray], version: int, made_at: float | None = None) -> None:

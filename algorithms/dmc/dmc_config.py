@@ -50,7 +50,7 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         self.restart_failed_env_runners = True
 
     # ---- builders ------------------------------------------------------------------------------
-    def game(self, name: str = NotProvided, **env_config) -> "DMCConfig":
+    def game(self, name: str = NotProvided, **env_config) -> DMCConfigBase:
         """Choose the game (a registered name, e.g. ``"doudizhu"``) and its env options (e.g. ``reward="wp"``).
 
         The game gives the defaults the user has not chosen: the policy mapping (one Q-network per
@@ -84,7 +84,7 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         if self.policy_mapping_fn in MAPPINGS.values() and self.module_mapping in (None, *MAPPINGS):
             self.policy_mapping_fn = MAPPINGS[self.resolved_module_mapping()]
 
-    def training(self, **kwargs) -> "DMCConfig":
+    def training(self, **kwargs) -> DMCConfigBase:
         """DMC's options (:class:`~cardrl.algorithms.dmc.settings.DMCSettings` lists them with their meaning) and
         RLlib's own (``lr``, ``grad_clip``, ...). ``prune="mcs"`` turns DMC into ODMC (Luo & Tan 2024, section
         4.3): the actor scores and picks only the legal moves kept by eq. 2 (``prune_slack="paper"`` is N/n + d,

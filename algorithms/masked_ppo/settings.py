@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.settings import option
-from cardrl.args import float_between, positive_float, positive_int
+from cardrl.args import float_in, positive_float, positive_int
 
 __all__ = ["PPOSettings"]
 
@@ -21,14 +21,14 @@ class PPOSettings:
     MaskedActionEmbeddingModule`."""
 
     lr: float = option(5e-5, "Adam learning rate (RLlib PPO default 5e-5)", type=positive_float)
-    gamma: float = option(0.99, "discount (RLlib default 0.99)", type=float_between(0.0, 1.0))
-    lambda_: float = option(1.0, "GAE lambda (RLlib PPO default 1.0)", type=float_between(0.0, 1.0),
+    gamma: float = option(0.99, "discount (RLlib default 0.99)", type=float_in(0.0, 1.0))
+    lambda_: float = option(1.0, "GAE lambda (RLlib PPO default 1.0)", type=float_in(0.0, 1.0),
                            flag="gae-lambda")
     clip_param: float = option(0.3, "PPO clip (RLlib PPO default 0.3)", type=positive_float)
     vf_loss_coeff: float = option(1.0, "value loss weight (RLlib PPO default 1.0)",
-                                  type=float_between(0.0))
+                                  type=float_in(0.0))
     entropy_coeff: float = option(0.0, "entropy bonus weight (RLlib PPO default 0)",
-                                  type=float_between(0.0))
+                                  type=float_in(0.0))
     num_epochs: int = option(30, "passes over each train batch (RLlib PPO default 30)", type=positive_int)
     minibatch_size: int | None = option(128, "samples per gradient step (RLlib PPO default 128)",
                                        type=positive_int)

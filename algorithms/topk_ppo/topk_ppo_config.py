@@ -72,7 +72,7 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
         self._no_minimums_per_iteration()
 
     # ---- builders -------------------------------------------------------------------------------------------------
-    def game(self, name: str = NotProvided, **env_config) -> "TopKPPOConfig":
+    def game(self, name: str = NotProvided, **env_config) -> TopKPPOConfigBase:
         """Choose the game (a registered name) and its env options (rule options, ``reward=``, ``features=``). The
         registry gives the policy mapping (one policy per DouDiZhu role, one shared for Big2 and GuanDan)."""
         if name is not NotProvided:
@@ -86,7 +86,7 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
             self._dmc_info = None
         return self
 
-    def training(self, **kwargs) -> "TopKPPOConfig":
+    def training(self, **kwargs) -> TopKPPOConfigBase:
         """Top-k PPO's options (:class:`~cardrl.algorithms.topk_ppo.settings.TopKPPOSettings`) and RLlib's PPO ones
         (``lr``, ``gamma``, ``lambda_``, ``clip_param``, ``entropy_coeff``, ``num_epochs``, ...)."""
         own = self._take_own(kwargs, OWN_OPTIONS)

@@ -113,7 +113,7 @@ def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
 
 # each target's check of its options, run before anything is measured (main_bench's callers: cardrl.cli)
 _CHECKS = {"chaos": "cardrl.bench.chaos:check_chaos", "soak": "cardrl.bench.soak:check_soak",
-           "learning": "cardrl.bench.learning:check_learning", "train": "cardrl.bench.train:check_train_args",
+           "learning": "cardrl.bench.learning:check_learning", "train": "cardrl.bench.train:check_bench_train",
            "scale": "cardrl.bench.scale:check_scale_args"}
 
 

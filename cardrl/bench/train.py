@@ -310,7 +310,7 @@ def print_bench_train(result: dict[str, Any]) -> None:
     sys.stdout.flush()
 
 
-def check_train_args(args: argparse.Namespace) -> None:
+def check_bench_train(args: argparse.Namespace) -> None:
     """What ``cardrl bench train`` checks before it measures: the variant (:func:`check_variant`)."""
     variant = variant_options(prune=args.prune, opponent_model=args.opponent_model, bidding=args.bidding)
     if variant:

@@ -92,6 +92,7 @@ def run_in_chunks(fn: Callable[..., tuple[np.ndarray, ...]], before: tuple, item
     pending = [(lo, min(n, lo + chunk_size)) for lo in range(0, n, chunk_size)]
     results: dict[int, tuple[np.ndarray, ...]] = {}
     running: dict[Any, int] = {}
+    rows_done = 0
     while pending or running:
         while pending and len(running) < num_workers:
             lo, hi = pending.pop(0)
@@ -99,9 +100,11 @@ def run_in_chunks(fn: Callable[..., tuple[np.ndarray, ...]], before: tuple, item
             running[task.remote(*args)] = lo
         done, _ = ray.wait(list(running), num_returns=1)
         for ref in done:
-            results[running.pop(ref)] = ray.get(ref)
+            lo = running.pop(ref)
+            results[lo] = ray.get(ref)
+            rows_done += len(results[lo][0])
         if progress is not None:
-            progress(sum(len(r[0]) for r in results.values()), n)
+            progress(rows_done, n)
     order = sorted(results)
     width = len(results[order[0]])
     return tuple(np.concatenate([results[lo][j] for lo in order]) for j in range(width))
