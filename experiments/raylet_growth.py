@@ -9,7 +9,11 @@ in three modes of the same number of rounds per second, one after the other, eac
 * ``put``: every round puts a new weights-sized object and makes one call that receives it (DMC's pattern, at a
   higher rate);
 * ``reuse``: one object put once, every round makes one call that receives it (the same calls, no puts);
-* ``put_only``: every round puts a new object and makes no call.
+* ``put_only``: every round puts a new object and makes no call;
+* ``nested``: as ``put``, but the reference travels inside the call's keyword arguments and the runner fetches it
+  itself (``ray.get``), as DMC's sample requests carry it (RLlib's ``foreach_env_runner_async`` kwargs);
+* ``varied``: as ``nested``, with replies of random sizes between a third of ``--reply-mb`` and 1.2 times it (DMC's
+  replies carry however many frames the runner's games made: 0.37-1.19 MB in DouDiZhu's soak).
 
 It samples the raylet's resident set size every ``--every`` seconds and reports each mode's slope in MB per hour
 and in bytes per round (least squares after ``--warmup``)::
@@ -31,7 +35,7 @@ import ray
 
 from cardrl.bench.reliability import growth, least_squares
 
-MODES = ("put", "reuse", "put_only")
+MODES = ("put", "reuse", "put_only", "nested", "varied")
 
 
 def weights_like(mb: float, seed: int) -> dict[str, dict[str, np.ndarray]]:
@@ -46,12 +50,22 @@ def weights_like(mb: float, seed: int) -> dict[str, dict[str, np.ndarray]]:
 class Runner:
     """Receives the weights (resolved from the object store) and replies with a sample-sized dict."""
 
-    def __init__(self, reply_mb: float):
-        self.reply = {"obs": np.zeros(int(reply_mb * 2**20 / 4), dtype=np.float32)}
+    def __init__(self, reply_mb: float, varied: bool = False):
+        self.reply = {"obs": np.zeros(int(1.2 * reply_mb * 2**20 / 4), dtype=np.float32)}
+        self.rng = np.random.default_rng(0) if varied else None
 
     @ray.method(enable_task_events=False)
     def sample(self, weights) -> dict:
-        return {"checksum": float(weights["module_0"]["layer_0"][0]), **self.reply}
+        return self._reply(weights)
+
+    @ray.method(enable_task_events=False)
+    def sample_nested(self, kwargs: dict) -> dict:
+        return self._reply(ray.get(kwargs["weights"]))
+
+    def _reply(self, weights) -> dict:
+        obs = self.reply["obs"]
+        n = int(len(obs) / 1.2) if self.rng is None else int(self.rng.integers(len(obs) // 3.6, len(obs)))
+        return {"checksum": float(weights["module_0"]["layer_0"][0]), "obs": obs[:n].copy()}
 
 
 def raylet_rss_mb() -> float:
@@ -69,7 +83,7 @@ def run_mode(mode: str, *, minutes: float, rate: float, every_s: float, weights_
     """One mode on a fresh local Ray: rounds at ``rate`` per second for ``minutes``; raylet RSS every ``every_s``."""
     ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
     try:
-        runner = Runner.remote(reply_mb)
+        runner = Runner.remote(reply_mb, varied=mode == "varied")
         ray.get(runner.sample.remote(weights_like(0.01, 0)))
         state = weights_like(weights_mb, 0)
         fixed = ray.put(state) if mode == "reuse" else None
@@ -81,7 +95,9 @@ def run_mode(mode: str, *, minutes: float, rate: float, every_s: float, weights_
                 print(f"[{mode} {now - start:5.0f}s] rounds {rounds:,} raylet {samples[-1][1]:.1f} MB", flush=True)
                 next_sample += every_s
             ref = fixed if mode == "reuse" else ray.put(state)  # a new object each time
-            if mode != "put_only":
+            if mode in ("nested", "varied"):
+                ray.get(runner.sample_nested.remote({"weights": ref}))
+            elif mode != "put_only":
                 ray.get(runner.sample.remote(ref))
             del ref
             rounds += 1

@@ -196,7 +196,7 @@ class PlayGame:
         out.update(session=self.id, game=self.game_name, seat=self.seat, seed=self.seed, your_turn=self.my_turn,
                    seats_agents={str(s): spec for s, spec in self.specs.items()},
                    legal=[{"id": int(a), "text": n.move_text(game, a)} for a in legal],
-                   log=self.tracker.log[-60:], events=self.events[-12:], failed=self.failed,
+                   log=self.tracker.deal_log(), events=self.events[-12:], failed=self.failed,
                    to_beat=(n.to_beat(game) or (None,))[0], has_hints=self.hint_agent is not None)
         if game.is_over:
             out["result"] = n.result_lines(game, self.seat)

@@ -39,6 +39,17 @@ class TrickTracker:
         self._mover = (seat, entry["label"], np.asarray(game.cards_left()).copy())
         return entry
 
+    def deal_log(self) -> list[dict[str, Any]]:
+        """The log of the current deal, every move of it (a game of one deal: the whole game, bids included); between
+        deals, until the new deal's first move, the deal just ended."""
+        if not self.log:
+            return []
+        shown = self.log[-1]["deal"]
+        start = len(self.log)
+        while start and self.log[start - 1]["deal"] == shown:
+            start -= 1
+        return self.log[start:]
+
     def after(self, game: Any, viewer: int | None) -> list[str]:
         """Call after the move; the lines of a new deal (the table is cleared) or of the game's own events (a player
         going out, DouDiZhu's landlord taking the bottom cards)."""
