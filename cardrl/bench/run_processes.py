@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import psutil
 
-__all__ = ["TrainProcess", "role_of", "run_tree", "env_runner_pids", "rss_by_process", "gcs_address",
+__all__ = ["TrainProcess", "role_of", "run_tree", "env_runner_pids", "rss_by_process", "shared_memory_mb", "gcs_address",
            "object_store", "parse_object_store"]
 
 _RAY_TITLE = re.compile(r"^ray::(\w+)")
@@ -77,12 +77,28 @@ def env_runner_pids(driver_pid: int) -> list[int]:
     return [proc.pid for proc, role in run_tree(driver_pid) if role == "env_runner"]
 
 
+def shared_memory_mb(pid: int) -> float | None:
+    """The shared-memory pages in a process's resident set (``RssShmem`` of ``/proc/PID/status``), in MB: for Ray's
+    processes, the pages of the object store (``/dev/shm``) the process has touched, which count in its RSS but
+    are the object store's memory, not the process's own. None where the kernel does not say (not Linux)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("RssShmem:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 def rss_by_process(driver_pid: int) -> list[dict[str, Any]]:
-    """Every process of the run: pid, role and resident set size in MB."""
+    """Every process of the run: pid, role, resident set size in MB and the object-store pages in it
+    (``shmem_mb``, :func:`shared_memory_mb`)."""
     rows = []
     for proc, role in run_tree(driver_pid):
         try:
-            rows.append({"pid": proc.pid, "role": role, "rss_mb": proc.memory_info().rss / 2**20})
+            rows.append({"pid": proc.pid, "role": role, "rss_mb": proc.memory_info().rss / 2**20,
+                         "shmem_mb": shared_memory_mb(proc.pid)})
         except psutil.Error:
             continue
     return rows

@@ -7,6 +7,9 @@ rising). Every ``--every`` it samples:
 * the resident set size of every process of the run (:func:`~cardrl.bench.run_processes.rss_by_process`: the
   driver, which holds the learner by default, the env runners, learner actors, Ray's GCS server, raylet and agents),
   summed per role;
+* the object store's pages in each process's RSS (``RssShmem``; the raylet holds the store and touches its pages
+  as objects come and go, the others map the objects they read): RSS less those pages is the process's own memory,
+  reported per role beside the RSS (``private <role>``) where the pages reach 1 MB;
 * the object store in use (``ray memory --stats-only`` on the run's own Ray);
 * DMC's frame buffers (``buffer_mb`` of the newest progress record) and the deals played.
 
@@ -65,13 +68,20 @@ class Sampler:
         if self._address[0] != run.driver.pid or self._address[1] is None:
             self._address = (run.driver.pid, gcs_address(run.driver.pid))
         store = object_store(self._address[1], run.driver.env) if self._address[1] else None
+        if store is None:  # no answer: the run may have ended while Ray was asked (a sample of its shutdown)
+            run.watch.poll(now)
+            if not in_training({row["role"] for row in rss_by_process(run.driver.pid)}, run.watch.records[-1]):
+                return
         last = run.watch.records[-1]
         by_role: dict[str, float] = {}
+        shmem_by_role: dict[str, float] = {}
         for row in processes:
             by_role[row["role"]] = by_role.get(row["role"], 0.0) + row["rss_mb"]
+            if row.get("shmem_mb") is not None:
+                shmem_by_role[row["role"]] = shmem_by_role.get(row["role"], 0.0) + row["shmem_mb"]
         sample = {"t": round(now, 1), "frames": last.get("frames_trained"), "deals": last.get("deals"),
                   "buffer_mb": last.get("buffer_mb"), "object_store_mb": (store or {}).get("mb"),
-                  "objects": (store or {}).get("objects"), "rss_by_role": by_role,
+                  "objects": (store or {}).get("objects"), "rss_by_role": by_role, "shmem_by_role": shmem_by_role,
                   "rss_total_mb": sum(by_role.values()), "processes": processes}
         self.samples.append(sample)
         self.say(f"[soak {now:6.0f}s] sample {len(self.samples)}: RSS total {sample['rss_total_mb']:,.0f} MB ("
@@ -80,12 +90,20 @@ class Sampler:
                  flush=True)
 
 
+SHMEM_SHOWN_MB = 1.0  # a role's private memory is reported beside its RSS once its object-store pages reach this
+
+
 def series_of(samples: Sequence[dict]) -> dict[str, list[tuple[float, float, float | None]]]:
-    """Each measured quantity's ``(t, MB, deals)`` over the samples: ``rss <role>`` per process role, ``rss
-    total``, ``object store``, ``buffers``; a sample without the quantity (a role absent) is left out of it."""
+    """Each measured quantity's ``(t, MB, deals)`` over the samples: ``rss <role>`` per process role, ``private
+    <role>`` (RSS less the object-store pages, for the roles whose pages reached ``SHMEM_SHOWN_MB`` in some sample),
+    ``rss total``, ``object store``, ``buffers``; a sample without the quantity (a role absent) is left out of it."""
+    shown = {role for s in samples for role, mb in (s.get("shmem_by_role") or {}).items() if mb >= SHMEM_SHOWN_MB}
     series: dict[str, list] = {}
     for s in samples:
         values = {f"rss {role}": mb for role, mb in s["rss_by_role"].items()}
+        shmem = s.get("shmem_by_role") or {}
+        for role in sorted(shown & set(shmem) & set(s["rss_by_role"])):
+            values[f"private {role}"] = s["rss_by_role"][role] - shmem[role]
         values.update({"rss total": s["rss_total_mb"], "object store": s["object_store_mb"],
                        "buffers": s["buffer_mb"]})
         for name, mb in values.items():
@@ -123,6 +141,8 @@ def format_soak(report: dict) -> str:
              f"was shared)  ", f"date: {report['date']}; {len(report['samples'])} samples every {report['every_s']:g}s,"
              f" slopes over those after {report['warmup_s']:g}s; frames {report['frames'] or 0:,}, deals "
              f"{report['deals'] or 0:,}", "",
+             "`private <role>`: the role's RSS less the object store's shared-memory pages in it (`RssShmem`), "
+             f"its own memory; shown where those pages reach {SHMEM_SHOWN_MB:g} MB.", "",
              "| series | samples | first MB | last MB | slope MB/h | % of size per h | projected at 24 h MB | "
              f"MB per 10k deals | under {GOAL_PCT_PER_H:g}%/h |", "|---|---|---|---|---|---|---|---|---|"]
     for name, row in report["summary"].items():

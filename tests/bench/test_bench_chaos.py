@@ -5,6 +5,7 @@ a soak of a minute with its samples, slopes and plot. The arithmetic is tested i
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -44,6 +45,8 @@ def test_soak_samples_every_process_and_reports_slopes(tmp_path):
     assert {"driver", "env_runner", "raylet", "gcs_server"} <= roles
     assert all(s["object_store_mb"] is not None for s in report["samples"])  # ray memory answered
     assert all({"gcs_server", "raylet"} <= set(s["rss_by_role"]) for s in report["samples"])  # none at shutdown
+    if sys.platform == "linux":  # the object-store pages in each RSS, from /proc/PID/status
+        assert all(s["shmem_by_role"]["raylet"] >= 0 for s in report["samples"])
     driver = report["summary"]["rss driver"]
     assert driver["samples"] >= 2 and driver["mean_mb"] > 100 and "slope_mb_per_h" in driver
     assert (tmp_path / "soak.png").stat().st_size > 1000

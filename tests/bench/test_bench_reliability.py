@@ -17,7 +17,7 @@ from cardrl.bench.chaos_run import parse_resumed
 from cardrl.bench.reliability import (Observation, ProgressWatch, fault_plan, growth, least_squares, longest_stall,
                                       new_records, stalled_for, time_to_recover)
 from cardrl.bench.run_processes import parse_object_store, role_of
-from cardrl.bench.soak import in_training, summarise_soak
+from cardrl.bench.soak import format_soak, in_training, summarise_soak
 
 
 # ---- the schedule --------------------------------------------------------------------------------------------------
@@ -137,6 +137,24 @@ def test_soak_summary_leaves_out_the_warmup_and_gives_the_slope_per_deals():
     assert summary["rss driver"]["slope_mb_per_10k_deals"] == pytest.approx(10_000 / 6000)
     assert summary["rss env_runner"]["slope_mb_per_h"] == pytest.approx(0)
     assert summary["object store"]["pct_per_h"] == 0 and "buffers" not in summary
+    assert not any(name.startswith("private ") for name in summary)  # no object-store pages recorded
+
+
+def test_soak_summary_separates_the_object_store_pages_from_a_process_own_memory():
+    """The raylet touches more of the store's pages as objects of varied sizes come and go: its RSS grows, its own
+    memory does not; a role whose pages stay under 1 MB gets no private row."""
+    samples = [{"t": t, "deals": 10 * t, "rss_by_role": {"raylet": 30 + t / 360, "driver": 900.0},
+                "shmem_by_role": {"raylet": t / 360, "driver": 0.5}, "rss_total_mb": 0.0, "object_store_mb": None,
+                "buffer_mb": None} for t in range(0, 3601, 60)]
+    summary = summarise_soak(samples, warmup_s=0)
+    assert summary["rss raylet"]["slope_mb_per_h"] == pytest.approx(10)
+    assert summary["private raylet"]["slope_mb_per_h"] == pytest.approx(0, abs=1e-9)
+    assert summary["private raylet"]["mean_mb"] == pytest.approx(30)
+    assert "private driver" not in summary
+    md = format_soak({"game": "g", "command": "c", "machine": "m", "load_before": 0.0, "date": "d",
+                      "samples": samples, "every_s": 60, "warmup_s": 0, "frames": 1, "deals": 1, "summary": summary,
+                      "failures": []})
+    assert "| private raylet | 61 | 30.0 | 30.0 | +0.00 | +0.00 |" in md and "| rss raylet |" in md
 
 
 # ---- the commands' pure parts ---------------------------------------------------------------------------------------
