@@ -4,7 +4,7 @@ The 2-hour DouDiZhu soak on the fixed code left one process above the 1%/h goal:
 driver puts the learner's weights (about 18 MB) in the object store once per update and hands the reference to every
 sample request; each request is one actor call whose reply (about 1 MB) comes back through the object store. This
 experiment reproduces that traffic with Ray alone (no cardrl, no torch) on a local Ray started as cardrl starts one,
-in three modes of the same number of rounds per second, one after the other, each on a fresh Ray:
+in five modes of the same number of rounds per second, one after the other, each on a fresh Ray:
 
 * ``put``: every round puts a new weights-sized object and makes one call that receives it (DMC's pattern, at a
   higher rate);
@@ -33,6 +33,7 @@ import numpy as np
 import psutil
 import ray
 
+from cardrl.args import float_in, positive_float
 from cardrl.bench.reliability import growth, least_squares
 
 MODES = ("put", "reuse", "put_only", "nested", "varied")
@@ -118,12 +119,12 @@ def summarise(result: dict, warmup_s: float) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--modes", nargs="+", choices=MODES, default=list(MODES))
-    parser.add_argument("--minutes", type=float, default=15.0, help="minutes per mode (default 15)")
-    parser.add_argument("--rate", type=float, default=4.0, help="rounds per second (default 4)")
-    parser.add_argument("--every", type=float, default=30.0, help="seconds between samples (default 30)")
-    parser.add_argument("--warmup", type=float, default=120.0, help="seconds left out of the slope (default 120)")
-    parser.add_argument("--weights-mb", type=float, default=18.0)
-    parser.add_argument("--reply-mb", type=float, default=1.0)
+    parser.add_argument("--minutes", type=positive_float, default=15.0, help="minutes per mode (default 15)")
+    parser.add_argument("--rate", type=positive_float, default=4.0, help="rounds per second (default 4)")
+    parser.add_argument("--every", type=positive_float, default=30.0, help="seconds between samples (default 30)")
+    parser.add_argument("--warmup", type=float_in(0.0), default=120.0, help="seconds left out of the slope (default 120)")
+    parser.add_argument("--weights-mb", type=positive_float, default=18.0)
+    parser.add_argument("--reply-mb", type=positive_float, default=1.0)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     if args.minutes * 60 <= args.warmup + 2 * args.every:

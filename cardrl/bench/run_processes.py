@@ -26,8 +26,8 @@ from typing import Any, Sequence
 
 import psutil
 
-__all__ = ["TrainProcess", "role_of", "run_tree", "env_runner_pids", "rss_by_process", "shared_memory_mb", "gcs_address",
-           "object_store", "parse_object_store"]
+__all__ = ["TrainProcess", "role_of", "run_tree", "env_runner_pids", "rss_by_process", "shared_memory_mb",
+           "gcs_address", "object_store", "parse_object_store"]
 
 _RAY_TITLE = re.compile(r"^ray::(\w+)")
 
