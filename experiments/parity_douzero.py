@@ -15,8 +15,14 @@ Three steps, each resumable (results are files under ``--out``):
    mean over seeds with the interval of the pooled per-deal samples.
 
 Run: ``python experiments/parity_douzero.py all --seeds 1 2 3 --frames 2000000`` (about 25 min per run of ours
-and 90 min per run of DouZero's on 2 cores, plus evaluation), or the steps one by one, e.g.
-``python experiments/parity_douzero.py train --trainer douzero --seed 1``.
+and 90 min per run of DouZero's on 2 cores, plus evaluation; ``all`` evaluates each run as it finishes), or the steps
+one by one, e.g. ``python experiments/parity_douzero.py train --trainer douzero --seed 1``.
+
+Across machines: a run's results are its small files, ``reached.json`` and ``eval_<deals>_<seed>.json`` in each
+checkpoint folder; the networks (``*.ckpt``, about 6 MB each) and ``trainer/`` are not needed again once evaluated.
+With ``--out docs/learning/parity_douzero``, whose ``.gitignore`` keeps the json and the report only, committing it
+carries the finished runs to a fresh machine: the same command there skips them (their ``reached.json``) and trains
+the rest.
 """
 
 from __future__ import annotations
@@ -189,7 +195,8 @@ def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> 
 
 
 # ---- evaluation ------------------------------------------------------------------------------------------------------
-def evaluate(out: Path, deals: int, eval_seed: int) -> None:
+def evaluate(out: Path, deals: int, eval_seed: int, runs: str = "*_seed*") -> None:
+    """Evaluate every checkpoint of the run directories ``out/<runs>`` not yet evaluated with these deals."""
     import torch
 
     from cardrl.agents.rlcard_rule import RLCardRuleAgent
@@ -200,11 +207,17 @@ def evaluate(out: Path, deals: int, eval_seed: int) -> None:
 
     torch.set_num_threads(1)
     baselines = {"random": lambda slot: RandomAgent(11), "rlcard": lambda slot: RLCardRuleAgent(13)}
-    for folder in sorted(out.glob("*_seed*/*")):
+    for folder in sorted(out.glob(f"{runs}/*")):
         if not (folder / "reached.json").is_file():
             continue
         result_file = folder / f"eval_{deals}_{eval_seed}.json"
         if result_file.is_file():
+            continue
+        missing = [role for role in ROLES if not (folder / f"{role}.ckpt").is_file()]
+        if missing:  # a run carried from another machine by its json files alone
+            print(f"{folder.relative_to(out)}: not evaluated with {deals} deals, seed {eval_seed}: its networks "
+                  f"({', '.join(missing)}) are not here; train the run again in a fresh --out to evaluate it anew",
+                  flush=True)
             continue
         modules = load_douzero_checkpoints(folder)
         score = (lambda m: (lambda agent, obs, actions: score_legal_moves(m[agent], obs, actions)))(modules)
@@ -271,7 +284,9 @@ def main(argv: list[str] | None = None) -> int:
         for seed in args.seeds:
             for trainer in args.trainer:
                 (train_ours if trainer == "ours" else train_douzero)(out, seed, args.frames, args.checkpoints)
-    if args.step in ("evaluate", "all"):
+                if args.step == "all":  # each run evaluated as it finishes: a session cut short keeps its results
+                    evaluate(out, args.deals, args.eval_seed, runs=run_dir(Path(), trainer, seed).name)
+    if args.step == "evaluate":
         evaluate(out, args.deals, args.eval_seed)
     if args.step in ("report", "all"):
         print(report(out, args.deals, args.eval_seed))

@@ -12,7 +12,9 @@ at the end, and closes the run with the final evaluation and its report; a Tune 
 Surviving failures (docs/operations.md): ``--resume`` continues the run in ``--out`` from its latest complete
 checkpoint: counters, schedules, elapsed time and the ADP milestones go on (they travel in the checkpoint as the
 algorithm's ``run_info``), ``progress.jsonl`` is appended to (records written after that checkpoint are moved to
-``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start.
+``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start. A run that starts
+afresh (no ``--resume``, or no complete checkpoint left to resume) moves the records of an earlier run in ``--out``
+to ``progress.discarded.jsonl`` too, so that its curves are its own.
 """
 
 from __future__ import annotations
@@ -193,12 +195,16 @@ class RunFiles:
 
 
 def _restore(driver: Driver, algo: Any, args: Namespace, out: Path, resume_from: Path | None) -> dict:
-    """Restore ``--restore``'s checkpoint, or ``--resume``'s (moving the records written after it aside); returns the
-    resumed run's ``run_info`` (``{}`` when not resuming)."""
+    """Restore ``--restore``'s checkpoint, or ``--resume``'s (moving the records written after it aside; a run that
+    does not resume moves every record already in ``out`` aside); returns the resumed run's ``run_info`` (``{}`` when
+    not resuming)."""
     if args.restore:
         algo.restore_from_path(str(Path(args.restore).resolve()))
         print(f"restored from {args.restore}", flush=True)
-    if resume_from is None:
+    if resume_from is None:  # a new run: records of an earlier one in --out would be read as this run's
+        moved = files.trim_progress(out, 0)
+        if moved:
+            print(f"{moved} progress record(s) of an earlier run in {out} moved to {files.DISCARDED}", flush=True)
         return {}
     algo.restore_from_path(str(resume_from))
     run_info = dict(getattr(algo, "run_info", None) or {})

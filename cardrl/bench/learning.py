@@ -19,6 +19,12 @@ The report (``results.json``, ``learning.md``, ``learning.png`` in ``OUT``) give
   there counts as later than every seed that did) and the pooled curve's (:func:`first_above_zero`);
 * frames/s of training alone (median over seeds).
 
+A benchmark outlives the machine it runs on with ``--keep DIR`` (a directory to commit, e.g. under docs/): each
+finished run's evaluation records (its ``progress.jsonl`` cut to the evaluations and the final record, a few KB) and
+its ``config.json`` are copied to ``DIR/VARIANT/seedS`` as it finishes, the report is written there too, and a run
+found finished there counts as finished: the same command on a fresh machine trains only the runs still to do (a run
+stopped half-way, whose checkpoint stayed on the old machine, starts again).
+
 Benchmarks report; they assert nothing about which variant wins (tests check the arithmetic on synthetic curves).
 """
 
@@ -28,6 +34,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -43,10 +50,11 @@ from cardrl.bench.learning_report import (first_above_zero, format_learning, med
                                           plot_learning, pooled_interval, read_run, summarise)
 from cardrl.games.registry import game_names, get_game
 from cardrl.presets import ORACLE_SHARE, Preset, variants
+from cardrl.run_dir import CONFIG, PROGRESS, read_progress
 
 __all__ = ["Variant", "VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval", "first_above_zero",
            "median_reached", "summarise", "format_learning", "plot_learning", "run_learning", "add_learning_arguments",
-           "main_bench_learning", "ORACLE_SHARE"]
+           "main_bench_learning", "ORACLE_SHARE", "keep_run", "read_benchmark_run"]
 
 # ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
@@ -74,6 +82,32 @@ def run_directory(out: Path, variant: str, seed: int) -> Path:
     return Path(out) / variant / f"seed{seed}"
 
 
+def read_benchmark_run(out: Path, keep: Path | None, variant: str, seed: int, frames: int) -> dict[str, Any]:
+    """A (variant, seed) run as :func:`read_run` reads it from ``out``, or its kept copy in ``keep`` where that one
+    is finished and the one in ``out`` is not (a benchmark continued on another machine)."""
+    run = read_run(run_directory(out, variant, seed), frames)
+    if not run["done"] and keep is not None:
+        kept = read_run(run_directory(keep, variant, seed), frames)
+        if kept["done"]:
+            return kept
+    return run
+
+
+def keep_run(run: Path, kept: Path) -> Path:
+    """Copy finished run ``run``'s evaluation records (every record with an evaluation, and the final one: all that
+    :func:`read_run` needs) and its ``config.json`` to directory ``kept``; returns it."""
+    records = [r for r in read_progress(run, torn_last_line=True) if "eval" in r or r.get("final")]
+    if not any(r.get("final") for r in records):
+        raise ValueError(f"{run} has no final record: only a finished run is kept")
+    kept.mkdir(parents=True, exist_ok=True)
+    tmp = kept / (PROGRESS + ".tmp")
+    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
+    os.replace(tmp, kept / PROGRESS)
+    if (run / CONFIG).is_file():
+        shutil.copyfile(run / CONFIG, kept / CONFIG)
+    return kept
+
+
 def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_frames: int, eval_deals: int,
                against: Sequence[str], out: Path, num_env_runners: int = 1, extra: Sequence[str] = ()) -> list[str]:
     """The ``cardrl train`` arguments of one (variant, seed) run: resumable, evaluated by frames only."""
@@ -85,10 +119,11 @@ def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_fr
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------
-def _write_report(out: Path, game: str, variants: Sequence[str], seeds: Sequence[int], frames: int,
+def _write_report(out: Path, keep: Path | None, game: str, variants: Sequence[str], seeds: Sequence[int], frames: int,
                   against: Sequence[str], command: str) -> tuple[dict[str, Any], str]:
-    """Read every run, write learning.md, results.json and learning.png; returns the summary and the markdown."""
-    runs = {v: {s: read_run(run_directory(out, v, s), frames) for s in seeds} for v in variants}
+    """Read every run, write learning.md, results.json and learning.png (in ``out``, and in ``keep`` where given);
+    returns the summary and the markdown."""
+    runs = {v: {s: read_benchmark_run(out, keep, v, s, frames) for s in seeds} for v in variants}
     summary = summarise(runs, against)
     machine = machine_description()
     date = time.strftime("%Y-%m-%d")
@@ -99,26 +134,36 @@ def _write_report(out: Path, game: str, variants: Sequence[str], seeds: Sequence
                                                   "seeds": list(seeds), "command": command, "machine": machine,
                                                   "date": date, "variants": summary}, indent=1, default=str))
     plot_learning(summary, against, out / "learning.png", f"{game}: learning curves pooled over seeds")
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        for name in ("learning.md", "results.json", "learning.png"):
+            shutil.copyfile(out / name, keep / name)
     return summary, text
 
 
 def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, frames: int, eval_every_frames: int,
-                 eval_deals: int, against: Sequence[str], out: Path, hours: float | None = None,
-                 report_only: bool = False, num_env_runners: int = 1, extra: Sequence[str] = (),
-                 command: str = "", say=print) -> dict[str, Any]:
+                 eval_deals: int, against: Sequence[str], out: Path, keep: Path | None = None,
+                 hours: float | None = None, report_only: bool = False, num_env_runners: int = 1,
+                 extra: Sequence[str] = (), command: str = "", say=print) -> dict[str, Any]:
     """Train every (variant, seed) run not yet at ``frames`` (seed by seed, so that a partial benchmark has every
     variant on its first seeds), then write the report. ``hours`` bounds this invocation: a run still going then is
-    stopped (its latest checkpoint resumes it next time)."""
-    out = Path(out)
+    stopped (its latest checkpoint resumes it next time). ``keep``: where finished runs are kept (module docstring)."""
+    out, keep = Path(out), (Path(keep) if keep is not None else None)
     out.mkdir(parents=True, exist_ok=True)
     for v in variants:
         variant_flags(v, game, frames)  # every name checked before anything runs
     deadline = time.time() + hours * 3600 if hours else None
-    started = {(s, v): read_run(run_directory(out, v, s), frames) for s in seeds for v in variants}
+    if keep is not None:  # runs that finished before --keep was given, or while the report was not written
+        for s in seeds:
+            for v in variants:
+                if read_run(run_directory(out, v, s), frames)["done"] and \
+                        not read_run(run_directory(keep, v, s), frames)["done"]:
+                    say(f"kept: {keep_run(run_directory(out, v, s), run_directory(keep, v, s))}", flush=True)
+    started = {(s, v): read_benchmark_run(out, keep, v, s, frames) for s in seeds for v in variants}
     todo = [key for key, run in started.items() if not run["done"]]  # seed by seed
     if not report_only:
         say(f"learning benchmark {game}: {len(variants)} variant(s) x {len(seeds)} seed(s) to {frames:,} frames; "
-            f"{len(todo)} run(s) to go, out {out}", flush=True)
+            f"{len(todo)} run(s) to go, out {out}" + (f", finished runs kept in {keep}" if keep else ""), flush=True)
         rates: list[float] = []
         for k, (seed, variant) in enumerate(todo):
             if deadline is not None and time.time() >= deadline:
@@ -136,13 +181,17 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             run = read_run(run_directory(out, variant, seed), frames)
             if run["frames_per_s"]:
                 rates.append(run["frames_per_s"])
-            _write_report(out, game, variants, seeds, frames, against, command)
+            if run["done"] and keep is not None:
+                say(f"kept: {keep_run(run_directory(out, variant, seed), run_directory(keep, variant, seed))}",
+                    flush=True)
+            _write_report(out, keep, game, variants, seeds, frames, against, command)
             if code != 0 and not (deadline is not None and time.time() >= deadline):
                 raise RuntimeError(f"run {variant} seed {seed} failed (exit {code}); its log is above, its directory "
                                    f"{run_directory(out, variant, seed)}; the same command resumes it")
-    summary, text = _write_report(out, game, variants, seeds, frames, against, command)
+    summary, text = _write_report(out, keep, game, variants, seeds, frames, against, command)
     say(text, flush=True)
-    say(f"report: {out / 'learning.md'}, {out / 'results.json'}, {out / 'learning.png'}", flush=True)
+    say(f"report: {out / 'learning.md'}, {out / 'results.json'}, {out / 'learning.png'}"
+        + (f" (and in {keep})" if keep else ""), flush=True)
     return summary
 
 
@@ -185,6 +234,10 @@ def add_learning_arguments(parser: argparse.ArgumentParser) -> None:
                         help="baseline agent specs (default: random and the game's rule agents: DouDiZhu's rule "
                              "and rlcard, Big2's rule, GuanDan's rule and rule-control)")
     parser.add_argument("--out", default=None, help="benchmark directory (default: runs/bench_learning_GAME)")
+    parser.add_argument("--keep", default=None,
+                        help="a directory to commit: each finished run's evaluation records and config are copied "
+                             "there, with the report; runs finished there are not trained again (a benchmark "
+                             "continued on another machine)")
     parser.add_argument("--hours", type=positive_float, default=None,
                         help="stop this invocation after this many hours (the same command continues it)")
     parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="env runners per run (default 1)")
@@ -210,6 +263,10 @@ def check_learning(args: argparse.Namespace) -> None:
         variant_flags(name, args.game, args.frames)
     check_specs(args.game, args.against, "--against")
     split_train_flags(args.train_args)
+    out = Path(args.out or f"runs/bench_learning_{get_game(args.game).name}")
+    if args.keep is not None and Path(args.keep).resolve() == out.resolve():
+        raise ValueError(f"--keep {args.keep} is the benchmark's own --out: give another directory (the kept runs are "
+                         f"cut to their evaluations; the runs in --out keep their checkpoints and every record)")
 
 
 def main_bench_learning(args: argparse.Namespace) -> int:
@@ -224,7 +281,8 @@ def main_bench_learning(args: argparse.Namespace) -> int:
                if sys.argv[1:3] == ["bench", "learning"] else f"cardrl bench learning {game}")
     print(machine_description(), flush=True)
     run_learning(game, variants, seeds, frames=args.frames, eval_every_frames=args.eval_every_frames,
-                 eval_deals=args.eval_deals, against=against, out=out, hours=args.hours,
+                 eval_deals=args.eval_deals, against=against, out=out,
+                 keep=Path(args.keep) if args.keep else None, hours=args.hours,
                  report_only=args.report_only, num_env_runners=args.num_env_runners,
                  extra=shlex.split(args.train_args), command=command)
     return 0

@@ -107,6 +107,63 @@ def test_read_run_takes_milestones_training_time_and_the_final_record(tmp_path):
     assert read_run(tmp_path / "missing", 1)["evals"] == {}
 
 
+def _finished_run(directory, frames, train_s_per_frame=0.001):
+    """A synthetic run directory of ``cardrl train``: an iteration record every 100 frames, an evaluation every
+    ``frames // 2``, a final record; its config.json."""
+    directory.mkdir(parents=True)
+    records = []
+    for n, trained in enumerate(range(100, frames + 1, 100), 1):
+        record = {"iteration": n, "frames_trained": trained, "train_s": trained * train_s_per_frame,
+                  "time_s": trained * train_s_per_frame, "eval_time_s": 0.0}
+        if trained % (frames // 2) == 0:
+            record.update(eval_frames=trained, eval={"random": _ev(trained / frames)})
+        records.append(record)
+    records.append({**records[-1], "final": True})
+    (directory / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    (directory / "config.json").write_text(json.dumps({"game": "doudizhu"}))
+    return records
+
+
+def test_kept_runs_hold_their_evaluations_and_count_as_finished_on_a_fresh_machine(tmp_path):
+    """--keep: a finished run's evaluation records and config go to the kept directory, read back as the run itself
+    reads; a benchmark whose runs are all kept trains nothing more and writes its report there too."""
+    from cardrl.bench.learning import keep_run, read_benchmark_run, run_learning
+
+    out, keep = tmp_path / "runs", tmp_path / "docs"
+    records = _finished_run(out / "dmc" / "seed0", 1_000)
+    kept = keep_run(out / "dmc" / "seed0", keep / "dmc" / "seed0")
+    kept_records = [json.loads(line) for line in (kept / "progress.jsonl").read_text().splitlines()]
+    assert [r["frames_trained"] for r in kept_records] == [500, 1_000, 1_000] and kept_records[-1]["final"]
+    assert (kept / "config.json").read_text() == '{"game": "doudizhu"}'
+    assert read_run(kept, 1_000) == read_run(out / "dmc" / "seed0", 1_000)  # all the report reads, 3 of 11 records
+    assert len(records) == 11
+    # a run unfinished in --out (its checkpoint lost with the old machine) but finished in --keep is the kept one
+    _finished_run(out / "dmc" / "seed1", 1_000)
+    keep_run(out / "dmc" / "seed1", keep / "dmc" / "seed1")
+    (out / "dmc" / "seed1" / "progress.jsonl").write_text(json.dumps({"iteration": 1, "frames_trained": 100}) + "\n")
+    assert read_benchmark_run(out, keep, "dmc", 1, 1_000)["done"]
+    assert not read_benchmark_run(out, None, "dmc", 1, 1_000)["done"]
+    assert not read_benchmark_run(out, keep, "dmc", 1, 2_000)["done"]  # a larger budget: not finished anywhere
+    # seed 2 finished in --out before --keep was given: kept at the start; nothing is left to train
+    _finished_run(out / "dmc" / "seed2", 1_000)
+    said: list[str] = []
+    summary = run_learning("doudizhu", ["dmc"], [0, 1, 2], frames=1_000, eval_every_frames=500, eval_deals=10,
+                           against=["random"], out=out, keep=keep, say=lambda *a, **k: said.append(a[0]))
+    assert (keep / "dmc" / "seed2" / "progress.jsonl").is_file() and any("0 run(s) to go" in line for line in said)
+    assert all(summary["dmc"]["seeds"][s]["done"] for s in (0, 1, 2))
+    assert {p.name for p in keep.iterdir()} >= {"learning.md", "results.json", "learning.png"}
+    with pytest.raises(ValueError, match="only a finished run is kept"):
+        keep_run(out / "dmc" / "seed1", tmp_path / "elsewhere")
+
+
+def test_keep_is_refused_where_it_is_the_benchmarks_own_out(tmp_path):
+    from cardrl.bench.cli import main_bench
+
+    with pytest.raises(ValueError, match="--keep .* is the benchmark's own --out"):
+        main_bench(["learning", "doudizhu", "--frames", "1000", "--eval-every-frames", "500", "--out", str(tmp_path),
+                    "--keep", str(tmp_path / ".")])
+
+
 def test_training_seconds_prefer_the_record_s_own_and_leave_every_evaluation_out():
     assert training_seconds({"time_s": 50, "eval_time_s": 20, "train_s": 30.0}, 0.0) == 30.0
     assert training_seconds({"time_s": 50, "eval_time_s": 20}, 5.0) == 30.0  # no evaluation in it: its own total

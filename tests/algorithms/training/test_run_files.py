@@ -1,7 +1,8 @@
 """Every training driver writes the same run files (the run loop, cardrl/run_dir.py): `config.json` whose command line
 parses back to the run's options, TensorBoard scalars in tb/, and a progress.jsonl that `cardrl report` and
 `cardrl plot` read. Short real runs of top-k PPO and RLlib's masked PPO through `cardrl train` (the smallest settings
-of tests/algorithms/topk_ppo/test_topk_ppo.py); DMC's run files are checked by tests/eval/test_report.py and tests/algorithms/training/test_train_cli.py."""
+of tests/algorithms/topk_ppo/test_topk_ppo.py); DMC's run files are checked by tests/eval/test_report.py and
+tests/algorithms/training/test_train_cli.py."""
 
 from __future__ import annotations
 
@@ -227,3 +228,20 @@ def test_a_resume_moves_the_records_after_its_checkpoint_aside(tmp_path):
     assert trim_progress(tmp_path, 2) == 2
     assert [r["iteration"] for r in read_progress(tmp_path)] == [1, 2]
     assert (tmp_path / DISCARDED).read_text().splitlines() == ['{"iteration": 3}', '{"iter']
+
+
+def test_a_run_that_does_not_resume_moves_an_earlier_runs_records_aside(tmp_path, capsys):
+    """A new run in a directory that holds an earlier run's records (``--resume`` with no complete checkpoint left,
+    e.g. on a fresh machine, or a plain rerun) must not append to them: its curves would start with the old run's."""
+    from argparse import Namespace
+
+    from cardrl.algorithms.training.loop import _restore
+    from cardrl.run_dir import DISCARDED, PROGRESS
+
+    old = "".join(json.dumps({"iteration": i, "frames_trained": 100 * i}) + "\n" for i in (1, 2))
+    (tmp_path / PROGRESS).write_text(old)
+    assert _restore(None, None, Namespace(restore=None), tmp_path, None) == {}
+    assert (tmp_path / PROGRESS).read_text() == "" and (tmp_path / DISCARDED).read_text() == old
+    assert f"2 progress record(s) of an earlier run in {tmp_path} moved to {DISCARDED}" in capsys.readouterr().out
+    assert _restore(None, None, Namespace(restore=None), tmp_path, None) == {}  # nothing left to move: nothing said
+    assert capsys.readouterr().out == ""
