@@ -277,7 +277,7 @@ def main_bench_chaos(args: argparse.Namespace) -> int:
                        against=against, checkpoint_every_s=args.checkpoint_every,
                        num_env_runners=args.num_env_runners, stall_bound_s=args.stall_bound,
                        undisturbed=Path(args.undisturbed) if args.undisturbed else None, frames=args.frames,
-                       extra=shlex.split(args.train_args), command=command)
+                       extra=split_train_flags(args.train_args), command=command)
     print(format_chaos(report), flush=True)
     print(f"report: {out / 'chaos.md'}, {out / 'chaos.json'}", flush=True)
     return 0 if report["passed"] else 1

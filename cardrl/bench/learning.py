@@ -284,5 +284,5 @@ def main_bench_learning(args: argparse.Namespace) -> int:
                  eval_deals=args.eval_deals, against=against, out=out,
                  keep=Path(args.keep) if args.keep else None, hours=args.hours,
                  report_only=args.report_only, num_env_runners=args.num_env_runners,
-                 extra=shlex.split(args.train_args), command=command)
+                 extra=split_train_flags(args.train_args), command=command)
     return 0

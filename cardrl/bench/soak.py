@@ -246,7 +246,7 @@ def main_bench_soak(args: argparse.Namespace) -> int:
     print(machine_description(), flush=True)
     report = run_soak(game, out, duration_s=args.duration, every_s=args.every, warmup_s=args.warmup, seed=args.seed,
                       num_env_runners=args.num_env_runners, stall_bound_s=args.stall_bound,
-                      extra=shlex.split(args.train_args), command=command)
+                      extra=split_train_flags(args.train_args), command=command)
     print(format_soak(report), flush=True)
     print(f"report: {out / 'soak.md'}, {out / 'soak.json'}, {out / 'soak.png'}", flush=True)
     return 1 if report["failures"] else 0
