@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import shutil
 import subprocess
 import sys
 
@@ -214,7 +215,7 @@ def test_cli_refuses_contradictory_budgets(tmp_path):
 def test_bench_learning_runs_end_to_end_and_resumes_with_nothing_left(tmp_path):
     argv = [sys.executable, "-m", "cardrl.cli", "bench", "learning", "doudizhu", "--variants", "dmc", "odmc",
             "--seeds", "2", "--frames", "12000", "--eval-every-frames", "6000", "--eval-deals", "10", "--against",
-            "random", "--out", str(tmp_path)]
+            "random", "--out", str(tmp_path), "--keep", str(tmp_path / "kept")]
     first = subprocess.run(argv, capture_output=True, text=True, timeout=900)
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     results = json.loads((tmp_path / "results.json").read_text())
@@ -226,6 +227,12 @@ def test_bench_learning_runs_end_to_end_and_resumes_with_nothing_left(tmp_path):
     assert (tmp_path / "learning.png").stat().st_size > 0 and "| odmc |" in (tmp_path / "learning.md").read_text()
     again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "0 run(s) to go" in again.stdout
+    # a fresh machine: the run directories are gone, the kept runs (committed) are not; nothing is trained again
+    for variant in ("dmc", "odmc"):
+        shutil.rmtree(tmp_path / variant)
+    fresh = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert fresh.returncode == 0 and "0 run(s) to go" in fresh.stdout, fresh.stdout[-3000:] + fresh.stderr[-3000:]
+    assert json.loads((tmp_path / "kept" / "results.json").read_text())["variants"] == results["variants"]
 
 
 def test_eval_every_frames_is_refused_where_the_algorithm_evaluates_by_the_clock(capsys):
