@@ -195,9 +195,16 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
     return summary
 
 
+def _sigint_default() -> None:
+    """In the child before it runs: SIGINT back to its default. A benchmark started in the background (``nohup ...
+    &``) inherits SIGINT ignored, and so would its runs, which then could not be stopped at ``--hours``' deadline
+    but by the SIGTERM a minute later."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _run_child(argv: list[str], deadline: float | None) -> int:
     """Run one training process; at ``deadline`` send it SIGINT, then SIGTERM (its checkpoints resume it)."""
-    child = subprocess.Popen(argv, start_new_session=True)
+    child = subprocess.Popen(argv, start_new_session=True, preexec_fn=_sigint_default)
     try:
         while True:
             try:

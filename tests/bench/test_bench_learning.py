@@ -240,3 +240,20 @@ def test_eval_every_frames_is_refused_where_the_algorithm_evaluates_by_the_clock
 
     assert main(["train", "doudizhu", "--algo", "ppo", "--eval-every-frames", "1000"]) == 2
     assert "--eval-every-frames applies to --algo dmc only" in capsys.readouterr().err
+
+
+def test_a_run_is_stopped_at_the_deadline_by_sigint_even_where_the_benchmark_ignores_it():
+    """A benchmark started with ``nohup ... &`` has SIGINT ignored; its run must still take the deadline's SIGINT
+    (here a run that would sleep a minute stops at once, with SIGINT's exit status)."""
+    import signal
+    import time
+
+    from cardrl.bench.learning import _run_child
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        began = time.time()
+        code = _run_child([sys.executable, "-c", "import time; time.sleep(60)"], deadline=time.time())
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert code == -signal.SIGINT and time.time() - began < 30
