@@ -20,7 +20,7 @@ from cardrl.eval.report import build_report
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SHORT_RUN = ["train", "doudizhu", "--stop-frames", "1200", "--num-env-runners", "0", "--num-envs-per-env-runner", "8",
-             "--frames-per-update", "200", "--eval-every", "1s", "--eval-deals", "10"]
+             "--frames-per-update", "200", "--eval-every", "0", "--eval-every-frames", "400", "--eval-deals", "10"]
 
 
 class _Page(HTMLParser):
