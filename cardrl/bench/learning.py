@@ -142,7 +142,7 @@ def _write_report(out: Path, keep: Path | None, game: str, variants: Sequence[st
 
 
 def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, frames: int, eval_every_frames: int,
-                 eval_deals: int, against: Sequence[str], out: Path, keep: Path | None = None,
+                 eval_deals: int, against: Sequence[str], out: Path, keep: str | Path | None = None,
                  hours: float | None = None, report_only: bool = False, num_env_runners: int = 1,
                  extra: Sequence[str] = (), command: str = "", say=print) -> dict[str, Any]:
     """Train every (variant, seed) run not yet at ``frames`` (seed by seed, so that a partial benchmark has every
@@ -153,12 +153,7 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
     for v in variants:
         variant_flags(v, game, frames)  # every name checked before anything runs
     deadline = time.time() + hours * 3600 if hours else None
-    if keep is not None:  # runs that finished before --keep was given, or while the report was not written
-        for s in seeds:
-            for v in variants:
-                if read_run(run_directory(out, v, s), frames)["done"] and \
-                        not read_run(run_directory(keep, v, s), frames)["done"]:
-                    say(f"kept: {keep_run(run_directory(out, v, s), run_directory(keep, v, s))}", flush=True)
+    _keep_finished(out, keep, variants, seeds, frames, say)  # those that finished before --keep was given
     started = {(s, v): read_benchmark_run(out, keep, v, s, frames) for s in seeds for v in variants}
     todo = [key for key, run in started.items() if not run["done"]]  # seed by seed
     if not report_only:
@@ -181,9 +176,7 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             run = read_run(run_directory(out, variant, seed), frames)
             if run["frames_per_s"]:
                 rates.append(run["frames_per_s"])
-            if run["done"] and keep is not None:
-                say(f"kept: {keep_run(run_directory(out, variant, seed), run_directory(keep, variant, seed))}",
-                    flush=True)
+            _keep_finished(out, keep, [variant], [seed], frames, say)
             _write_report(out, keep, game, variants, seeds, frames, against, command)
             if code != 0 and not (deadline is not None and time.time() >= deadline):
                 raise RuntimeError(f"run {variant} seed {seed} failed (exit {code}); its log is above, its directory "
@@ -193,6 +186,18 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
     say(f"report: {out / 'learning.md'}, {out / 'results.json'}, {out / 'learning.png'}"
         + (f" (and in {keep})" if keep else ""), flush=True)
     return summary
+
+
+def _keep_finished(out: Path, keep: Path | None, variants: Sequence[str], seeds: Sequence[int], frames: int,
+                   say) -> None:
+    """Keep (:func:`keep_run`) every one of these runs that is finished in ``out`` and not yet in ``keep``."""
+    if keep is None:
+        return
+    for seed in seeds:
+        for variant in variants:
+            run, kept = run_directory(out, variant, seed), run_directory(keep, variant, seed)
+            if read_run(run, frames)["done"] and not read_run(kept, frames)["done"]:
+                say(f"kept: {keep_run(run, kept)}", flush=True)
 
 
 def _sigint_default() -> None:
@@ -258,6 +263,11 @@ def default_against(game: str) -> list[str]:
     return ["random", *get_game(game).agent_kinds]
 
 
+def _benchmark_out(args: argparse.Namespace) -> Path:
+    """The benchmark's directory: ``--out``, by default ``runs/bench_learning_GAME``."""
+    return Path(args.out or f"runs/bench_learning_{get_game(args.game).name}")
+
+
 def check_learning(args: argparse.Namespace) -> None:
     """What ``cardrl bench learning`` checks before it trains (ValueError naming the option)."""
     if args.eval_every_frames > args.frames:
@@ -270,7 +280,7 @@ def check_learning(args: argparse.Namespace) -> None:
         variant_flags(name, args.game, args.frames)
     check_specs(args.game, args.against, "--against")
     split_train_flags(args.train_args)
-    out = Path(args.out or f"runs/bench_learning_{get_game(args.game).name}")
+    out = _benchmark_out(args)
     if args.keep is not None and Path(args.keep).resolve() == out.resolve():
         raise ValueError(f"--keep {args.keep} is the benchmark's own --out: give another directory (the kept runs are "
                          f"cut to their evaluations; the runs in --out keep their checkpoints and every record)")
@@ -282,14 +292,14 @@ def main_bench_learning(args: argparse.Namespace) -> int:
     seeds = args.seed_list or list(range(1, args.seeds + 1))
     check_learning(args)
     against = args.against or default_against(game)
-    out = Path(args.out or f"runs/bench_learning_{game}")
+    out = _benchmark_out(args)
     # the command that trains these runs (a --report-only invocation names the same runs)
     command = ("cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--report-only")
                if sys.argv[1:3] == ["bench", "learning"] else f"cardrl bench learning {game}")
     print(machine_description(), flush=True)
     run_learning(game, variants, seeds, frames=args.frames, eval_every_frames=args.eval_every_frames,
                  eval_deals=args.eval_deals, against=against, out=out,
-                 keep=Path(args.keep) if args.keep else None, hours=args.hours,
+                 keep=args.keep, hours=args.hours,
                  report_only=args.report_only, num_env_runners=args.num_env_runners,
                  extra=split_train_flags(args.train_args), command=command)
     return 0
