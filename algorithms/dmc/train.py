@@ -21,6 +21,7 @@ from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
 from cardrl.algorithms.dmc.train_evaluation import DMCEvaluation, evaluation_baselines, evaluations
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.learners import learner_resources
 from cardrl.algorithms.training.loop import run_training as run_driver
 from cardrl.run_dir import save_checkpoint
 
@@ -83,7 +84,7 @@ def build_config(args, say=print):
         .game(spec.name, **env_config)
         .env_runners(num_env_runners=args.num_env_runners, **runners)
         .training(**settings)
-        .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
+        .learners(**learner_resources(args))
         .debugging(seed=args.seed)
     )
     return config
@@ -133,8 +134,12 @@ def _fmt_losses(result: dict) -> str:
 def _learner_device(algo) -> str:
     """Where the learner's networks are (the driver's learner: RLlib keeps it as ``_learner``)."""
     if algo.learner_group.is_local:
+        import torch
+
         module = algo.learner_group._learner.module
-        return str(next(iter(module.values())).first_layer.weight.device)
+        threads = torch.get_num_threads()
+        return (f"{next(iter(module.values())).first_layer.weight.device} ({threads} torch "
+                f"thread{'s' if threads > 1 else ''})")
     return "remote learner(s)"
 
 

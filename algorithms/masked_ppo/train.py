@@ -16,6 +16,7 @@ from cardrl.algorithms.masked_ppo.settings import PPOSettings
 from cardrl.algorithms.training.agent_evaluation import AgentEvaluation
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.learners import learner_resources
 from cardrl.algorithms.training.settings import settings_from_args
 
 __all__ = ["DRIVER", "build_config"]
@@ -27,7 +28,7 @@ def build_config(args: Namespace, say=print):
 
     return (masked_ppo_config(args.game, env_config_from_args(args), **settings_from_args(args, PPOSettings))
             .env_runners(num_env_runners=args.num_env_runners)
-            .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
+            .learners(**learner_resources(args))
             .debugging(seed=args.seed))
 
 

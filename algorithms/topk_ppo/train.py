@@ -16,6 +16,7 @@ from typing import Any
 from cardrl.algorithms.training.agent_evaluation import AgentEvaluation
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.learners import learner_resources
 from cardrl.algorithms.training.settings import settings_from_args
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
 
@@ -34,7 +35,7 @@ def build_config(args: Namespace, say=print):
     config = (TopKPPOConfig().game(args.game, **env_config_from_args(args))
               .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=envs)
               .training(**settings)
-              .learners(num_learners=args.num_learners, num_gpus_per_learner=1 if args.gpu else 0)
+              .learners(**learner_resources(args))
               .debugging(seed=args.seed))
     config.validate()
     return config

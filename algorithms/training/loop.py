@@ -27,6 +27,7 @@ from typing import Any, Callable, Protocol
 
 from cardrl import run_dir as files
 from cardrl.algorithms.training.driver import Driver
+from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.run_config import run_dir, write_config
 from cardrl.algorithms.training.settings import values_from_args, with_flags
 
@@ -269,6 +270,7 @@ def run_training(driver: Driver, args: Namespace) -> int:
         print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
     algo = config.build_algo()
     try:
+        set_learner_threads(algo, args.learner_threads)
         run_info = _restore(driver, algo, args, out, resume_from)
         write_config(out, args, config, driver.settings, values_from_args(args, driver.settings), driver.agent_kind)
         for line in driver.describe(algo, config, args, out):

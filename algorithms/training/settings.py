@@ -68,6 +68,9 @@ class RunSettings:
     num_learners: int = option(0, "learner actors (0: the learner runs in the driver)",
                               type=non_negative_int)
     gpu: bool = option(False, "put the learner(s) on a GPU")
+    learner_threads: int = option(1, "torch threads of each learner (the driver's with --num-learners 0); on CPU "
+                                     "each learner actor reserves as many cores. The env runners take a core each",
+                                  type=positive_int)
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
                                    "runs/<algo>_<game>)", type=path_arg)
     restore: str | None = option(None, "checkpoint directory to start from", type=path_arg)

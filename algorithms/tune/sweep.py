@@ -129,7 +129,7 @@ def _start(args: argparse.Namespace, space: SweepSpace, out: Path, checked: int,
     from cardrl.algorithms.tune.trial import trial_resources
     from cardrl.ray_start import start_ray
 
-    start_ray(max(os.cpu_count() or 2, 1 + args.num_env_runners))
+    start_ray(max(os.cpu_count() or 2, args.learner_threads + args.num_env_runners))
     args.fixed = dict(space.fixed)
     args.cwd = os.getcwd()
     config = driver(ALGO).build_config(trial_args(args, space.fixed), lambda _: None)
@@ -137,8 +137,10 @@ def _start(args: argparse.Namespace, space: SweepSpace, out: Path, checked: int,
     per_trial = sum(b.get("CPU", 0) for b in resources.bundles)
     cluster_cpus = int(ray.cluster_resources().get("CPU", 0))
     if per_trial > cluster_cpus:
-        raise ValueError(f"a trial needs {per_trial:g} CPUs (1 + --num-env-runners {args.num_env_runners}); the "
-                         f"Ray cluster has {cluster_cpus}")
+        main = resources.bundles[0].get("CPU", 0)
+        raise ValueError(f"a trial needs {per_trial:g} CPUs ({main:g} for its driver and learner, --learner-threads "
+                         f"{args.learner_threads}; the rest for --num-env-runners {args.num_env_runners} and any "
+                         f"--num-learners); the Ray cluster has {cluster_cpus}")
     samples = args.num_samples or space.num_samples
     trials = samples * math.prod(len(v) for d, v in space.sweep.values() if d == "grid")
     print(f"tuning DMC on {args.game}: {trials} trial(s) over {', '.join(space.sweep)} ({checked} config(s) checked), "

@@ -18,6 +18,7 @@ import os
 import tempfile
 from typing import Any
 
+from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.loop import RunClock, run_loop
 from cardrl.algorithms.training.registry import driver
 from cardrl.algorithms.tune.space import ALGO, trial_args
@@ -107,6 +108,7 @@ def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
     config = own.build_config(targs, print)
     algo = config.build_algo()
     try:
+        set_learner_threads(algo, targs.learner_threads)
         start_ckpt = tune.get_checkpoint()
         if start_ckpt is not None:
             with start_ckpt.as_directory() as path:

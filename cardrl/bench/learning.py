@@ -52,13 +52,14 @@ from cardrl.games.registry import game_names, get_game
 from cardrl.presets import ORACLE_SHARE, Preset, variants
 from cardrl.run_dir import CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval", "first_above_zero",
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval", "first_above_zero",
            "median_reached", "summarise", "format_learning", "plot_learning", "run_learning", "add_learning_arguments",
            "main_bench_learning", "ORACLE_SHARE", "keep_run", "read_benchmark_run"]
 
 # ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
 VARIANTS: dict[str, Variant] = variants()
+DEFAULT_VARIANTS = ("dmc", "dmc_centred")  # plain DMC and the dip's remedy (docs/learning.md, "The dip")
 
 
 def variants_for(game: str) -> list[str]:
@@ -232,7 +233,7 @@ def _run_child(argv: list[str], deadline: float | None) -> int:
 def add_learning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=list(game_names()), help="the game to train")
     parser.add_argument("--variants", nargs="+", default=None,
-                        help=f"variants to compare (default: dmc and dmc_centred); every one: {', '.join(VARIANTS)} "
+                        help=f"variants to compare (default: {' and '.join(DEFAULT_VARIANTS)}); every one: {', '.join(VARIANTS)} "
                              "(each game takes those that apply to it)")
     parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 1..N (default 3)")
     parser.add_argument("--seed-list", type=non_negative_int, nargs="+", default=None,
@@ -263,6 +264,11 @@ def default_against(game: str) -> list[str]:
     return ["random", *get_game(game).agent_kinds]
 
 
+def _variants(args: argparse.Namespace) -> list[str]:
+    """The variants to train: ``--variants``, by default :data:`DEFAULT_VARIANTS`."""
+    return list(args.variants or DEFAULT_VARIANTS)
+
+
 def _benchmark_out(args: argparse.Namespace) -> Path:
     """The benchmark's directory: ``--out``, by default ``runs/bench_learning_GAME``."""
     return Path(args.out or f"runs/bench_learning_{get_game(args.game).name}")
@@ -273,7 +279,7 @@ def check_learning(args: argparse.Namespace) -> None:
     if args.eval_every_frames > args.frames:
         raise ValueError(f"--eval-every-frames {args.eval_every_frames:,} is more than --frames {args.frames:,}: no "
                          f"evaluation but the last")
-    variants = args.variants or ["dmc", "dmc_centred"]
+    variants = _variants(args)
     if len(set(variants)) != len(variants):
         raise ValueError(f"--variants names one twice: {variants}")
     for name in variants:
@@ -288,7 +294,7 @@ def check_learning(args: argparse.Namespace) -> None:
 
 def main_bench_learning(args: argparse.Namespace) -> int:
     game = get_game(args.game).name
-    variants = args.variants or ["dmc", "dmc_centred"]
+    variants = _variants(args)
     seeds = args.seed_list or list(range(1, args.seeds + 1))
     check_learning(args)
     against = args.against or default_against(game)

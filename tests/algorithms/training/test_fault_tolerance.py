@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cardrl.algorithms.dmc.dmc import DMCConfig
+from cardrl.algorithms.training.learners import set_learner_threads
 from helpers.dmc_configs import small_dmc_config
 
 ROLES = ("landlord", "landlord_down", "landlord_up")
@@ -252,6 +253,7 @@ def test_two_learners_update_as_one(ray_local):
     one = small_config().build_algo()
     two = small_config().learners(num_learners=2).build_algo()
     try:
+        assert set_learner_threads(two, 1) == [1, 1]  # --learner-threads reaches each learner actor
         batch = _batch(one)
         state = one.learner_group.get_state(components=COMPONENT_LEARNER)
         two.learner_group.set_state(state)  # same weights and optimizer state

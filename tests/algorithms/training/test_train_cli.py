@@ -15,7 +15,7 @@ def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tm
                "--eval-deals", "10", "--eval-against", "random", "rule", "--out", str(out)])
     printed = capsys.readouterr().out
     assert rc == 0
-    assert "training DMC on doudizhu" in printed and "learner on cpu" in printed
+    assert "training DMC on doudizhu" in printed and "learner on cpu (1 torch thread)" in printed
     assert "checkpoint written" in printed and "final ADP vs rule over 10 deals" in printed
     records = read_progress(out)
     assert records[-1]["frames_trained"] >= 1200

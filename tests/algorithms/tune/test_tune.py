@@ -7,6 +7,7 @@ ranked on the evaluation's ADP, writing the table, results.json/CSV, the plot an
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 
@@ -110,3 +111,13 @@ def test_two_trial_sweep_runs_on_two_cpus(ray_local, tmp_path, capsys):
     assert (out / "adp_vs_swept.png").stat().st_size > 1000
     agent = build_agent(f"checkpoint:{best['checkpoint']}", "doudizhu")
     assert agent is not None
+
+
+def test_a_trial_larger_than_the_cluster_is_refused_with_its_learner_threads(ray_local, tmp_path, capsys):
+    """--learner-threads T makes the trial's own bundle T CPUs (RLlib's main-process bundle): on the 2-CPU local
+    Ray a trial of 3 is refused before any trial starts, with where the CPUs go."""
+    space = _space(tmp_path, {"sweep": {"lr": {"grid": [1e-4]}}})
+    assert main(["tune", "doudizhu", "--space", str(space), "--learner-threads", "3", "--num-env-runners", "0",
+                 "--stop-frames", "300", "--out", str(tmp_path / "sweep")]) == 2
+    assert re.search(r"a trial needs 3 CPUs \(3 for its driver and learner, --learner-threads 3; .*the Ray cluster "
+                     r"has 2$", capsys.readouterr().err.strip())
