@@ -52,9 +52,9 @@ from cardrl.games.registry import game_names, get_game
 from cardrl.presets import ORACLE_SHARE, Preset, variants
 from cardrl.run_dir import CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval", "first_above_zero",
-           "median_reached", "summarise", "format_learning", "plot_learning", "run_learning", "add_learning_arguments",
-           "main_bench_learning", "ORACLE_SHARE", "keep_run", "read_benchmark_run"]
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval",
+           "first_above_zero", "median_reached", "summarise", "format_learning", "plot_learning", "run_learning",
+           "add_learning_arguments", "main_bench_learning", "ORACLE_SHARE", "keep_run", "read_benchmark_run"]
 
 # ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
@@ -233,8 +233,8 @@ def _run_child(argv: list[str], deadline: float | None) -> int:
 def add_learning_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", choices=list(game_names()), help="the game to train")
     parser.add_argument("--variants", nargs="+", default=None,
-                        help=f"variants to compare (default: {' and '.join(DEFAULT_VARIANTS)}); every one: {', '.join(VARIANTS)} "
-                             "(each game takes those that apply to it)")
+                        help=f"variants to compare (default: {' and '.join(DEFAULT_VARIANTS)}); every one: "
+                             f"{', '.join(VARIANTS)} (each game takes those that apply to it)")
     parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 1..N (default 3)")
     parser.add_argument("--seed-list", type=non_negative_int, nargs="+", default=None,
                         help="these seeds instead of 1..N")
