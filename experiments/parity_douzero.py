@@ -7,7 +7,9 @@ Three steps, each resumable (results are files under ``--out``):
    Q-networks at each checkpoint frame count in DouZero's file format
    (``<out>/<trainer>_seed<S>/<frames>/{landlord,landlord_down,landlord_up}.ckpt``). DouZero's trainer saves by
    time; here its save interval is driven by the frames it has logged, so it saves at the first check (every 5 s,
-   about 2,000 frames) after each checkpoint frame count; the frames actually reached are recorded.
+   about 2,000 frames) after each checkpoint frame count; the frames actually reached are recorded. Its run is
+   resumable: the trainer also saves its ``model.tar`` every 10 minutes, and an interrupted run goes on from there
+   (DouZero's own ``--load_model``); a run of ours (about 25 min) is all or nothing.
 2. ``evaluate``: every checkpoint is loaded into cardrl's Q-modules (DouZero's networks load as they are) and
    played greedily against random play and RLCard's rule agent on the same seeded deals, sides swapped
    (:func:`cardrl.eval.lockstep.evaluate_scorer`: team points, DouZero's ``evaluate.py`` unit).
@@ -88,39 +90,60 @@ def train_ours(out: Path, seed: int, frames: int, checkpoints: list[int]) -> Non
 
 
 # ---- training: DouZero's trainer -------------------------------------------------------------------------------------
+SAVE_MINUTES = 10.0  # DouZero's trainer saves its model.tar this often: an interrupted run resumes from it
+
+
+def _saved_frames(weights: Path) -> list[int]:
+    """Frame counts at which DouZero's trainer saved the three networks (``landlord_up`` is written last)."""
+    return sorted({int(p.stem.rsplit("_", 1)[1]) for p in weights.glob("landlord_up_weights_*.ckpt")})
+
+
 class DouZeroFlags(argparse.Namespace):
-    """DouZero's flags, whose ``save_interval`` is 0 (save now) once the frames its trainer logged passed the next
-    checkpoint (``pending``, in the trainer's process only), else too long to come."""
+    """DouZero's flags, whose ``save_interval`` (minutes; its trainer reads it every 5 s) is 0, save now, once the
+    frames its trainer logged passed the next checkpoint not saved yet (``pending``, in the trainer's process only),
+    else ``SAVE_MINUTES``: its ``model.tar`` (networks, optimisers, frames), from which an interrupted run resumes."""
 
     pending: list[int] = []
-    logs: Path | None = None
+    weights: Path | None = None
 
     @property
     def save_interval(self):
-        if DouZeroFlags.pending and _logged_frames(DouZeroFlags.logs) >= DouZeroFlags.pending[0]:
-            DouZeroFlags.pending.pop(0)
+        weights = DouZeroFlags.weights
+        pending = DouZeroFlags.pending
+        while pending and weights is not None and _saved_frames(weights)[-1:] >= [pending[0]]:
+            pending.pop(0)
+        if pending and _logged_frames(weights / "logs.csv" if weights else None) >= pending[0]:
             return 0.0
-        return 1e9
+        return SAVE_MINUTES
 
     @save_interval.setter
     def save_interval(self, value):
         pass
 
 
-def _douzero_child(savedir: str, seed: int, frames: int, checkpoints: list[int]) -> None:
-    """Body of the child process: DouZero's ``train(flags)`` with its save interval driven by logged frames."""
+def _douzero_child(savedir: str, seed: int, frames: int, checkpoints: list[int], resume: bool) -> None:
+    """Body of the child process: DouZero's ``train(flags)`` with its save interval driven by logged frames, resumed
+    from its ``model.tar`` (its own ``--load_model``) when ``resume``."""
+    import git
     import torch
 
+    from douzero.dmc import file_writer
     from douzero.dmc.arguments import parser
     from douzero.dmc.dmc import train
 
+    def no_repository(*args, **kwargs):
+        raise git.InvalidGitRepositoryError("not recorded")
+
+    # DouZero's log writer records the git branch of the working directory, and fails on a detached HEAD (a CI
+    # checkout, a git worktree); the branch says nothing about DouZero's run.
+    file_writer.git = argparse.Namespace(Repo=no_repository, InvalidGitRepositoryError=git.InvalidGitRepositoryError)
     torch.manual_seed(seed)
     np.random.seed(seed)
-    DouZeroFlags.logs = Path(savedir) / "parity" / "logs.csv"
+    DouZeroFlags.weights = Path(savedir) / "parity"
     DouZeroFlags.pending = sorted(checkpoints)
     flags = parser.parse_args(["--actor_device_cpu", "--training_device", "cpu", "--num_actors", "1",
-                               "--xpid", "parity", "--savedir", savedir, "--total_frames", str(frames + 200_000)],
-                              namespace=DouZeroFlags())
+                               "--xpid", "parity", "--savedir", savedir, "--total_frames", str(frames + 200_000)]
+                              + (["--load_model"] if resume else []), namespace=DouZeroFlags())
     train(flags)
 
 
@@ -143,30 +166,90 @@ def _logged_frames(logs: Path | None) -> int:
     return 0
 
 
+def _resumable_frames(weights: Path) -> int | None:
+    """The frames of DouZero's ``model.tar`` in ``weights``, or None where there is none or it does not load (a run
+    killed while saving it): that run starts over."""
+    import torch
+
+    try:
+        return int(torch.load(weights / "model.tar", map_location="cpu", weights_only=False)["frames"])
+    except Exception:  # noqa: BLE001 - any unreadable file means: start over
+        return None
+
+
+def _cut_log(logs: Path, frames: int) -> None:
+    """Drop the lines DouZero's trainer logged after the ``model.tar`` it resumes from (it appends to the file, and
+    the save interval reads its last line)."""
+    if not logs.is_file():
+        return
+    lines = logs.read_text().splitlines()
+    header = lines[0].strip().lstrip("# ").split(",")
+    col = header.index("frames")
+    kept = [lines[0]] + [line for line in lines[1:]
+                         if len(line.split(",")) == len(header) and line.split(",")[col].strip().isdigit()
+                         and int(line.split(",")[col]) <= frames]
+    logs.write_text("\n".join(kept) + "\n")
+
+
+def _stop_orphan(pid_file: Path) -> None:
+    """Stop the DouZero trainer an earlier attempt left running (its process group outlives a killed parent)."""
+    if not pid_file.is_file():
+        return
+    pid = int(pid_file.read_text())
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return
+    if b"_douzero_child" in cmdline:
+        print(f"stopping DouZero's trainer left running by an earlier attempt (pid {pid})", flush=True)
+        os.killpg(pid, signal.SIGKILL)
+        time.sleep(1)
+
+
 def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> None:
+    """DouZero's trainer to ``frames``, resumable: an interrupted run goes on from its last ``model.tar`` (at most
+    ``SAVE_MINUTES`` of training lost; DouZero's replay buffers, a few batches, are refilled by the restored
+    networks), and ``timing.json`` adds up the training seconds of every attempt."""
     root = run_dir(out, "douzero", seed)
     todo = [c for c in checkpoints if c <= frames]
     if all((root / str(c) / "reached.json").is_file() for c in todo):
         print(f"douzero seed {seed}: every checkpoint is there", flush=True)
-        return  # a run is all or nothing: an interrupted one starts over (its checkpoints are one run's)
-    savedir = root / "trainer"
-    shutil.rmtree(savedir, ignore_errors=True)
-    savedir.mkdir(parents=True)
+        return
+    savedir = (root / "trainer").resolve()
+    weights = savedir / "parity"
+    _stop_orphan(root / "trainer.pid")
+    timing_file = root / "timing.json"
+    resumed = _resumable_frames(weights) if timing_file.is_file() else None
+    if resumed is None:
+        shutil.rmtree(savedir, ignore_errors=True)
+        savedir.mkdir(parents=True)
+        timing = {"seconds_before": 0.0, "saved": {}}
+    else:
+        _cut_log(weights / "logs.csv", resumed)
+        timing = json.loads(timing_file.read_text())
+        print(f"douzero seed {seed}: resuming DouZero's trainer from its model.tar at {resumed:,} frames "
+              f"({timing['seconds_before'] / 60:.0f} min trained before)", flush=True)
     env = {**os.environ, "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
     start = time.time()
-    cmd = [sys.executable, __file__, "_douzero_child", "--savedir", str(savedir), "--seed", str(seed),
-           "--frames", str(frames), "--checkpoints", *map(str, todo)]
-    weights = savedir / "parity"
+    cmd = [sys.executable, str(Path(__file__).resolve()), "_douzero_child", "--savedir", str(savedir),
+           "--seed", str(seed), "--frames", str(frames), "--checkpoints", *map(str, todo)]
+    cmd += ["--resume"] if resumed is not None else []
 
-    def saved() -> list[int]:
-        return sorted({int(p.stem.rsplit("_", 1)[1]) for p in weights.glob("landlord_up_weights_*.ckpt")})
+    def record_timing() -> None:
+        for f in _saved_frames(weights):
+            if str(f) not in timing["saved"]:
+                mtime = (weights / f"landlord_up_weights_{f}.ckpt").stat().st_mtime
+                timing["saved"][str(f)] = timing["seconds_before"] + max(0.0, mtime - start)
+        timing_file.write_text(json.dumps({**timing, "seconds_before": timing["seconds_before"] + time.time() - start}))
 
     # DouZero's trainer does not exit by itself once done (its actor processes keep it alive): stop it when every
     # checkpoint is on disk.
-    with (root / "trainer.log").open("w") as log:
+    with (root / "trainer.log").open("a") as log:
         proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        (root / "trainer.pid").write_text(str(proc.pid))
         try:
-            while proc.poll() is None and not (saved() and saved()[-1] >= max(todo)):
+            while proc.poll() is None and _saved_frames(weights)[-1:] < [max(todo)]:
+                record_timing()
                 time.sleep(10)
             time.sleep(10)  # let the last weight files be written
         finally:
@@ -177,10 +260,11 @@ def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> 
                 except subprocess.TimeoutExpired:
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
-    if not saved() or saved()[-1] < max(todo):
+            record_timing()
+    saved = _saved_frames(weights)
+    if not saved or saved[-1] < max(todo):
         raise RuntimeError(f"DouZero's trainer stopped (exit {proc.returncode}) before {max(todo)} frames; see "
                            f"{root / 'trainer.log'}")
-    saved = saved()
     for target in todo:
         reached = next((f for f in saved if f >= target), None)
         if reached is None:
@@ -189,7 +273,7 @@ def train_douzero(out: Path, seed: int, frames: int, checkpoints: list[int]) -> 
         folder.mkdir(parents=True, exist_ok=True)
         for role in ROLES:
             shutil.copy(weights / f"{role}_weights_{reached}.ckpt", folder / f"{role}.ckpt")
-        (folder / "reached.json").write_text(json.dumps({"frames": reached, "seconds": time.time() - start}))
+        (folder / "reached.json").write_text(json.dumps({"frames": reached, "seconds": timing["saved"][str(reached)]}))
         print(f"douzero seed {seed}: checkpoint at {reached:,} frames", flush=True)
     shutil.rmtree(weights, ignore_errors=True)  # model.tar and the other weights: not needed
 
@@ -275,9 +359,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=1000, help="evaluation deals (each played with sides swapped)")
     parser.add_argument("--eval-seed", type=int, default=2024)
     parser.add_argument("--savedir", help=argparse.SUPPRESS)
+    parser.add_argument("--resume", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.step == "_douzero_child":
-        _douzero_child(args.savedir, args.seeds[0], args.frames, args.checkpoints)
+        _douzero_child(args.savedir, args.seeds[0], args.frames, args.checkpoints, args.resume)
         return 0
     out = Path(args.out)
     if args.step in ("train", "all"):

@@ -38,3 +38,37 @@ def test_kept_results_skip_training_and_evaluation_and_make_the_report(tmp_path,
     text = parity.report(tmp_path, 20, 7)
     assert "| 0.25M | ours | s1 " in text and "| 0.25M | douzero | s1 " in text and "@0.25M" in text
     assert (tmp_path / "report_20_7.md").read_text() == text + "\n"
+
+
+def _log(path, frames):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("# _tick,_time,frames,loss_landlord\n" + "".join(f"{i},0.0,{f},0.5\n" for i, f in enumerate(frames)))
+
+
+def test_douzeros_save_interval_saves_once_per_checkpoint_and_otherwise_every_few_minutes(tmp_path):
+    weights = tmp_path / "parity"
+    parity.DouZeroFlags.weights, parity.DouZeroFlags.pending = weights, [250_000, 500_000]
+    flags = parity.DouZeroFlags()
+    _log(weights / "logs.csv", [3_200, 249_600])
+    assert flags.save_interval == parity.SAVE_MINUTES  # before the first checkpoint: only the model.tar's saves
+    _log(weights / "logs.csv", [3_200, 249_600, 252_800])
+    assert flags.save_interval == 0.0 and flags.save_interval == 0.0  # save now, until the networks are on disk
+    (weights / "landlord_up_weights_252800.ckpt").write_bytes(b"")
+    assert flags.save_interval == parity.SAVE_MINUTES and parity.DouZeroFlags.pending == [500_000]
+
+
+def test_a_resumed_douzero_run_forgets_the_log_lines_after_its_model_tar(tmp_path):
+    logs = tmp_path / "logs.csv"
+    _log(logs, [3_200, 6_400, 9_600, 12_800])
+    logs.write_text(logs.read_text() + "13,0.0,16")  # a line cut short by the kill
+    parity._cut_log(logs, 6_400)
+    assert parity._logged_frames(logs) == 6_400 and len(logs.read_text().splitlines()) == 3
+
+
+def test_an_unreadable_model_tar_means_the_douzero_run_starts_over(tmp_path):
+    assert parity._resumable_frames(tmp_path) is None
+    (tmp_path / "model.tar").write_bytes(b"cut short")
+    assert parity._resumable_frames(tmp_path) is None
+    parity._stop_orphan(tmp_path / "trainer.pid")  # no earlier attempt: nothing to stop
+    (tmp_path / "trainer.pid").write_text("999999999")  # an attempt whose process is gone
+    parity._stop_orphan(tmp_path / "trainer.pid")
