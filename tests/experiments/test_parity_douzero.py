@@ -42,7 +42,8 @@ def test_kept_results_skip_training_and_evaluation_and_make_the_report(tmp_path,
 
 def _log(path, frames):
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# _tick,_time,frames,loss_landlord\n" + "".join(f"{i},0.0,{f},0.5\n" for i, f in enumerate(frames)))
+    rows = "".join(f"{i},0.0,{f},0.5\n" for i, f in enumerate(frames))
+    path.write_text("# _tick,_time,frames,loss_landlord\n" + rows)
 
 
 def test_douzeros_save_interval_saves_once_per_checkpoint_and_otherwise_every_few_minutes(tmp_path):
