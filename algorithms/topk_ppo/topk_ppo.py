@@ -85,6 +85,7 @@ class TopKPPO(IdentityCheckedState, PPO):
         self._scoring_seconds = 0.0
         self._policy_seconds = 0.0
         self._recent_returns: deque = deque(maxlen=1000)
+        self.run_info: dict = {}  # what the run loop saves with a checkpoint for --resume: elapsed time, milestones
 
     # ---- sampling ------------------------------------------------------------------------------------------------
     def _weights(self):
@@ -168,7 +169,7 @@ class TopKPPO(IdentityCheckedState, PPO):
         state = super().get_state(components, not_components=not_components, **kwargs)
         state[COUNTERS] = {"frames_sampled": self._frames_sampled, "frames_trained": self._frames_trained,
                            "episodes": self._episodes, "weights_seq_no": self._weights_seq_no,
-                           **self.config.identity()}
+                           "run_info": dict(self.run_info), **self.config.identity()}
         return state
 
     def _check_identity(self, counters: dict | None, where: str) -> None:
@@ -185,6 +186,7 @@ class TopKPPO(IdentityCheckedState, PPO):
         self._frames_trained = counters["frames_trained"]
         self._episodes = counters["episodes"]
         self._weights_seq_no = counters["weights_seq_no"]
+        self.run_info = dict(counters.get("run_info") or {})  # checkpoints written before it: a fresh clock
 
 
 def _on_learners(learner_group, fn) -> list:

@@ -68,4 +68,5 @@ DRIVER = Driver(
     name="topk-ppo", title="top-k PPO", settings=TopKPPOSettings, agent_kind="topk-ppo", build_config=build_config,
     describe=describe, progress=progress,
     evaluation=AgentEvaluation(lambda algo, args: algo.agent(seed=args.seed + 7)),
-    frames_trained=lambda algo: int(getattr(algo, "_frames_sampled", 0) or 0))
+    frames_trained=lambda algo: int(getattr(algo, "_frames_sampled", 0) or 0),
+    run_options=frozenset({"resume", "eval_every_frames"}))

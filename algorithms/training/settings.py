@@ -74,14 +74,14 @@ class RunSettings:
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
                                    "runs/<algo>_<game>)", type=path_arg)
     restore: str | None = option(None, "checkpoint directory to start from", type=path_arg)
-    resume: bool = option(False, "dmc: continue the run in --out from its latest complete checkpoint (counters, "
-                                 "schedules, elapsed time, progress.jsonl); starts fresh when there is none; not "
-                                 "with --restore")
+    resume: bool = option(False, "dmc, topk-ppo: continue the run in --out from its latest complete checkpoint "
+                                 "(counters, schedules, elapsed time, progress.jsonl); starts fresh when there is "
+                                 "none; not with --restore")
     eval_every: float = option(180.0, "evaluate against the baselines this often, e.g. 5m (0: never)",
                                type=parse_duration)
-    eval_every_frames: int = option(0, "dmc: also evaluate each time this many more frames are trained, e.g. 200000 "
-                                       "(the record's eval_frames names the milestone; 0: never); with --eval-every "
-                                       "0, evaluations happen at the same frame counts in every run",
+    eval_every_frames: int = option(0, "dmc, topk-ppo: also evaluate each time this many more frames are trained, "
+                                       "e.g. 200000 (the record's eval_frames names the milestone; 0: never); with "
+                                       "--eval-every 0, evaluations happen at the same frame counts in every run",
                                     type=non_negative_int)
     eval_deals: int = option(200, "deals per evaluation (each played once per seat arrangement)",
                             type=positive_int)

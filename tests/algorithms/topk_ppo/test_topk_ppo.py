@@ -15,6 +15,7 @@ from cardrl.algorithms.topk_ppo.gae import gae
 from cardrl.algorithms.topk_ppo.level_a import LevelATracker, level_a_counters
 from cardrl.algorithms.topk_ppo.topk_ppo import TopKPPOConfig
 from cardrl.algorithms.topk_ppo.topk_ppo_learner import APPROX_KL_KEY, topk_ppo_loss
+from cardrl.run_dir import read_progress
 from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_DIST_INPUTS, CANDIDATE_MASK, CANDIDATES, EXTRA_STATE, MASKED_LOGIT, OBS, TopKPolicyModule)
 
@@ -431,6 +432,19 @@ def test_cli_trains_topk_ppo_and_refuses_foreign_flags(dmc_checkpoint, ray_local
     assert rc == 0 and "training top-k PPO (k=2) on guandan" in out
     assert "final points per deal vs random over 1 deals" in out and "ADP" not in out  # GuanDan's unit
     assert (tmp_path / "run" / "checkpoint" / "algorithm_state.pkl").is_file()
+    first = read_progress(tmp_path / "run")[-1]
+    # resumed (counters and the run's clock come back) and evaluated by frames, as cardrl bench learning runs it
+    rc = main(["train", "guandan", "--algo", "topk-ppo", "--dmc-checkpoint", relative, "--k", "2", "--stop-frames",
+               "120", "--train-batch-size", "60", "--hidden-sizes", "16", "--head-hidden", "8", "--num-epochs", "2",
+               "--num-envs-per-env-runner", "2", "--num-env-runners", "0", "--eval-every", "0", "--eval-deals", "1",
+               "--eval-every-frames", "100", "--out", "run", "--resume"])
+    out = capsys.readouterr().out
+    assert rc == 0 and f"frames {first['frames_trained']:,}" in out.split("resumed from")[1].splitlines()[0]
+    records = read_progress(tmp_path / "run")
+    resumed = records[len([r for r in records if r["iteration"] <= first["iteration"]]):]
+    assert resumed and resumed[0]["iteration"] == first["iteration"] + 1
+    assert resumed[0]["time_s"] >= first["time_s"] and resumed[-1]["frames_trained"] >= 120
+    assert {r["eval_frames"] for r in resumed if "eval_frames" in r} == {100}  # the final record repeats it
     for spec in ("topk-ppo:run/checkpoint", f"checkpoint:{relative}"):
         assert main(["eval", "guandan", "--a", spec, "--b", "random", "--deals", "1", "--max-deals", "1",
                      "--workers", "1"]) == 0
