@@ -16,13 +16,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 __all__ = ["Preset", "PresetError", "presets", "get_preset", "variants", "expand", "expand_preset",
-           "format_presets", "presets_markdown", "space_path", "ORACLE_SHARE", "PAPER_ORACLE_FRAMES"]
+           "format_presets", "presets_markdown", "space_path", "ORACLE_SHARE", "PAPER_ORACLE_FRAMES", "START_SHARE"]
 
 # A benchmark variant's oracle schedule ("1:0:{oracle_frames}") reaches 0 at this share of its frame budget:
 # OADMCDou anneals over its first 20 of 30 days.
 ORACLE_SHARE = 2 / 3
 # ... and, run as a preset, over OADMCDou's 20 days at 100,236,906 state-action pairs a day (OADMCDou, Sec. 5.1).
 PAPER_ORACLE_FRAMES = 2_004_738_120
+# A benchmark variant that continues another variant's run (Preset.starts_from) takes over at this share of the budget.
+START_SHARE = 0.5
 COMMANDS = ("train", "tune")
 
 
@@ -38,8 +40,10 @@ class Preset:
     ``needs_features``: it has that feature encoder; ``opponent_model``: one of its encoders feeds that opponent
     model); the command line names the game. ``options`` are ``cardrl train`` flags (``{oracle_frames}`` is filled
     in: :meth:`flags`); ``space`` makes the row a Tune sweep (a file in ``experiments/spaces/``); ``variant`` makes
-    it one of ``cardrl bench learning``'s variants. ``paper``, ``reproduces`` and ``expected`` say where the row is
-    from and what the paper reports for it (quoted; empty where the paper gives no figure).
+    it one of ``cardrl bench learning``'s variants; ``starts_from`` ``(VARIANT, FLAG)``: a variant that continues
+    another's run (the benchmark trains VARIANT to :data:`START_SHARE` of the budget, then this one from that run's
+    checkpoint, given by FLAG, for the rest). ``paper``, ``reproduces`` and ``expected`` say where the row is from and
+    what the paper reports for it (quoted; empty where the paper gives no figure).
     """
 
     name: str
@@ -55,6 +59,7 @@ class Preset:
     needs_search: bool = False
     needs_features: str | None = None
     opponent_model: str | None = None
+    starts_from: tuple[str, str] | None = None
 
     @property
     def command(self) -> str:

@@ -184,6 +184,10 @@ PRESETS = (
            paper="DanZero (Lu et al. 2023)",
            reproduces="MLP, TF1 RMSProp lr 1e-3, ADMC-style clip 0.65, 32,768 frames per update", variant=True,
            needs_features="danzero"),
+    Preset("topk_ppo", None, "topk-ppo", ("--k", "2"), paper=DANZERO_PLUS,
+           reproduces="Sec. IV-D: top-k PPO (k = 2, Table V) over the frozen DMC of the same seed's dmc run at half "
+                      "the budget", variant=True, starts_from=("dmc", "--dmc-checkpoint"),
+           notes="cardrl train: give --dmc-checkpoint PATH"),
     # ---- Tune sweeps (cardrl tune --preset NAME; docs/tune.md) -------------------------------------------------------
     Preset("tune_admc_clip", "doudizhu", space="admc_clip.json", paper=OADMCDOU,
            reproduces="eq. 2-5: ADMC's clip range admc_gamma 0.1, 0.2, 0.35, 0.65 (DanZero's 'range of clip Q' "

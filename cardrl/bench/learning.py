@@ -1,13 +1,15 @@
 """``cardrl bench learning GAME``: which DMC variant learns fastest, per frame and per minute, on the same seeds.
 
 Each named variant (:data:`VARIANTS`, the presets table's variants: plain DMC and the papers' methods as ``cardrl
-train`` flags, experiments/presets.py) is trained from
-each seed to the same frame budget, each (variant, seed) pair in its own run directory ``OUT/VARIANT/seedS`` by its
-own ``cardrl train --resume`` process: a benchmark stopped at any point (``--hours``, Ctrl-C, a lost session)
-continues from each run's latest checkpoint when the same command is given again, and no process lives longer than
-one run. Every run evaluates its greedy networks at the same frame milestones (``--eval-every-frames``) on the same
-seeded deals (``--seed`` of the evaluation, sides swapped) against the same baselines (the game's random and rule
-agents by default), and its evaluation time is kept out of its training time.
+train`` flags, experiments/presets.py) is trained from each seed to the same frame budget, each (variant, seed) pair
+in its own run directory ``OUT/VARIANT/seedS`` by its own ``cardrl train --resume`` process: a benchmark stopped at
+any point (``--hours``, Ctrl-C, a lost session) continues from each run's latest checkpoint when the same command is
+given again, and no process lives longer than one run. A variant that continues another's run (``topk_ppo``: top-k
+PPO over a DMC) is two processes (:func:`stages`): the other variant to half the budget in
+``OUT/VARIANT/seedS/start``, then this one from its checkpoint for the rest; its curve is the two joined, frames and
+minutes counted from the start's. Every run evaluates its greedy networks at the same frame milestones
+(``--eval-every-frames``) on the same seeded deals (``--seed`` of the evaluation, sides swapped) against the same
+baselines (the game's random and rule agents by default), and its evaluation time is kept out of its training time.
 
 The report (``results.json``, ``learning.md``, ``learning.png`` in ``OUT``) gives per variant:
 
@@ -40,6 +42,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,12 +52,13 @@ from cardrl.bench.common import machine_description
 from cardrl.bench.learning_report import (first_above_zero, format_learning, median_of, median_reached,
                                           plot_learning, pooled_interval, read_run, summarise)
 from cardrl.games.registry import game_names, get_game
-from cardrl.presets import ORACLE_SHARE, Preset, variants
-from cardrl.run_dir import CONFIG, PROGRESS, read_progress
+from cardrl.presets import ORACLE_SHARE, START_SHARE, Preset, variants
+from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "variants_for", "train_argv", "read_run", "pooled_interval",
-           "first_above_zero", "median_reached", "summarise", "format_learning", "plot_learning", "run_learning",
-           "add_learning_arguments", "main_bench_learning", "ORACLE_SHARE", "keep_run", "read_benchmark_run"]
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "train_argv", "read_run",
+           "pooled_interval", "first_above_zero", "median_reached", "summarise", "format_learning", "plot_learning",
+           "run_learning", "add_learning_arguments", "main_bench_learning", "ORACLE_SHARE", "START_SHARE", "keep_run",
+           "read_benchmark_run", "join_stages"]
 
 # ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
@@ -62,9 +66,40 @@ VARIANTS: dict[str, Variant] = variants()
 DEFAULT_VARIANTS = ("dmc", "dmc_centred")  # plain DMC and the dip's remedy (docs/learning.md, "The dip")
 
 
+START_DIR = "start"  # the first stage's directory inside a run that continues another variant's
+
+
+def _applies(variant: Variant, game: str) -> bool:
+    return variant.applies_to(game) and (variant.starts_from is None
+                                         or VARIANTS[variant.starts_from[0]].applies_to(game))
+
+
 def variants_for(game: str) -> list[str]:
     """The variants that apply to ``game``, in table order."""
-    return [name for name, v in VARIANTS.items() if v.applies_to(game)]
+    return [name for name, v in VARIANTS.items() if _applies(v, game)]
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One ``cardrl train`` process of a (variant, seed) run: ``variant``'s flags to ``frames`` frames in the run
+    directory's ``subdir`` ("": the run directory itself), after ``offset`` frames of the stages before it (its
+    milestones count from there)."""
+
+    variant: str
+    subdir: str
+    frames: int
+    offset: int
+
+
+def stages(variant: str, frames: int) -> list[Stage]:
+    """The processes of one run of ``variant`` to ``frames``: the variant itself, or for one that continues another's
+    run (its preset's ``starts_from``), that one to :data:`START_SHARE` of the budget in ``start/``, then this one
+    from its checkpoint for the rest."""
+    starts_from = VARIANTS[variant].starts_from
+    if starts_from is None:
+        return [Stage(variant, "", frames, 0)]
+    first = max(1, int(frames * START_SHARE))
+    return [Stage(starts_from[0], START_DIR, first, 0), Stage(variant, "", frames - first, first)]
 
 
 def variant_flags(name: str, game: str, frames: int) -> list[str]:
@@ -73,7 +108,7 @@ def variant_flags(name: str, game: str, frames: int) -> list[str]:
     if name not in VARIANTS:
         raise ValueError(f"unknown variant {name!r}; variants: {', '.join(VARIANTS)}")
     variant = VARIANTS[name]
-    if not variant.applies_to(game):
+    if not _applies(variant, game):
         raise ValueError(f"variant {name!r} does not apply to {game}; {game}'s variants: "
                          f"{', '.join(variants_for(game))}")
     return variant.flags(frames)  # an opponent model's encoder, where it is not the game's default, cardrl train picks
@@ -83,15 +118,42 @@ def run_directory(out: Path, variant: str, seed: int) -> Path:
     return Path(out) / variant / f"seed{seed}"
 
 
-def read_benchmark_run(out: Path, keep: Path | None, variant: str, seed: int, frames: int) -> dict[str, Any]:
-    """A (variant, seed) run as :func:`read_run` reads it from ``out``, or its kept copy in ``keep`` where that one
-    is finished and the one in ``out`` is not (a benchmark continued on another machine)."""
-    run = read_run(run_directory(out, variant, seed), frames)
+def _read_stage(out: Path, keep: Path | None, variant: str, seed: int, stage: Stage) -> dict[str, Any]:
+    """One stage as :func:`read_run` reads it from ``out``, or its kept copy in ``keep`` where that one is finished
+    and the one in ``out`` is not (a benchmark continued on another machine)."""
+    run = read_run(run_directory(out, variant, seed) / stage.subdir, stage.frames)
     if not run["done"] and keep is not None:
-        kept = read_run(run_directory(keep, variant, seed), frames)
+        kept = read_run(run_directory(keep, variant, seed) / stage.subdir, stage.frames)
         if kept["done"]:
             return kept
     return run
+
+
+def join_stages(parts: Sequence[tuple[Stage, dict[str, Any]]]) -> dict[str, Any]:
+    """One run read from its stages' runs: each stage's milestones after its ``offset``, its frames and training
+    seconds after those of the stages before it; done when every stage is; the last stage's matches."""
+    if len(parts) == 1:
+        return parts[0][1]
+    joined: dict[str, Any] = {"evals": {}, "frames": 0, "train_s": 0.0, "frames_per_s": None, "done": True,
+                              "matches": None}
+    for stage, run in parts:
+        for milestone, point in run["evals"].items():
+            joined["evals"][stage.offset + milestone] = {
+                **point, "frames_trained": joined["frames"] + point["frames_trained"],
+                "train_s": joined["train_s"] + point["train_s"]}
+        joined["frames"] += run["frames"]
+        joined["train_s"] += run["train_s"]
+        joined["done"] = joined["done"] and run["done"]
+        joined["matches"] = run["matches"]
+    if joined["train_s"] > 0:
+        joined["frames_per_s"] = joined["frames"] / joined["train_s"]
+    return joined
+
+
+def read_benchmark_run(out: Path, keep: Path | None, variant: str, seed: int, frames: int) -> dict[str, Any]:
+    """A (variant, seed) run as :func:`read_run` reads it, its stages joined (:func:`join_stages`), each stage from
+    ``out`` or, where only that one is finished, from ``keep``."""
+    return join_stages([(stage, _read_stage(out, keep, variant, seed, stage)) for stage in stages(variant, frames)])
 
 
 def keep_run(run: Path, kept: Path) -> Path:
@@ -110,13 +172,21 @@ def keep_run(run: Path, kept: Path) -> Path:
 
 
 def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_frames: int, eval_deals: int,
-               against: Sequence[str], out: Path, num_env_runners: int = 1, extra: Sequence[str] = ()) -> list[str]:
-    """The ``cardrl train`` arguments of one (variant, seed) run: resumable, evaluated by frames only."""
-    flags = variant_flags(variant, game, frames)
-    return ["train", game, "--algo", VARIANTS[variant].algo, *flags, "--seed", str(seed), "--stop-frames",
-            str(frames), "--eval-every", "0", "--eval-every-frames", str(eval_every_frames), "--eval-deals",
+               against: Sequence[str], out: Path, num_env_runners: int = 1, extra: Sequence[str] = (),
+               stage: int = 0) -> list[str]:
+    """The ``cardrl train`` arguments of one (variant, seed) run's ``stage`` (:func:`stages`): resumable, evaluated
+    by frames only; a stage that continues the one before it starts from that one's checkpoint."""
+    run_stages = stages(variant, frames)
+    this = run_stages[stage]
+    flags = variant_flags(this.variant, game, this.frames)
+    directory = run_directory(out, variant, seed) / this.subdir
+    if stage > 0:
+        flag = VARIANTS[variant].starts_from[1]
+        flags += [flag, str(run_directory(out, variant, seed) / run_stages[stage - 1].subdir / CHECKPOINT)]
+    return ["train", game, "--algo", VARIANTS[this.variant].algo, *flags, "--seed", str(seed), "--stop-frames",
+            str(this.frames), "--eval-every", "0", "--eval-every-frames", str(eval_every_frames), "--eval-deals",
             str(eval_deals), "--eval-against", *against, "--checkpoint-every", "5m", "--num-env-runners",
-            str(num_env_runners), "--out", str(run_directory(out, variant, seed)), "--resume", *extra]
+            str(num_env_runners), "--out", str(directory), "--resume", *extra]
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------
@@ -170,11 +240,10 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             eta = f", ETA {left_frames / median_of(rates) / 60:.0f} min of training" if rates else ""
             say(f"== run {k + 1}/{len(todo)}: {variant} seed {seed}"
                 + (f" (resuming at {before:,} frames)" if before else "") + eta, flush=True)
-            argv = train_argv(game, variant, seed, frames=frames, eval_every_frames=eval_every_frames,
-                              eval_deals=eval_deals, against=against, out=out, num_env_runners=num_env_runners,
-                              extra=extra)
-            code = _run_child([sys.executable, "-m", "cardrl.cli", *argv], deadline)
-            run = read_run(run_directory(out, variant, seed), frames)
+            code = _train_stages(game, variant, seed, frames, out, keep, deadline, say,
+                                 eval_every_frames=eval_every_frames, eval_deals=eval_deals, against=against,
+                                 num_env_runners=num_env_runners, extra=extra)
+            run = read_benchmark_run(out, keep, variant, seed, frames)
             if run["frames_per_s"]:
                 rates.append(run["frames_per_s"])
             _keep_finished(out, keep, [variant], [seed], frames, say)
@@ -189,16 +258,45 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
     return summary
 
 
+def _train_stages(game: str, variant: str, seed: int, frames: int, out: Path, keep: Path | None,
+                  deadline: float | None, say, **argv: Any) -> int:
+    """Train the stages of one (variant, seed) run that are not finished, in order; the exit code of the last one
+    started (0 when none was needed). A finished stage is trained again in ``out`` where the next one still has to
+    start from its checkpoint and only its kept records (no checkpoint) are left."""
+    run_stages = stages(variant, frames)
+    for i, stage in enumerate(run_stages):
+        directory = run_directory(out, variant, seed) / stage.subdir
+        if _read_stage(out, keep, variant, seed, stage)["done"]:
+            later = run_stages[i + 1:]
+            needed = bool(later) and not _read_stage(out, keep, variant, seed, later[0])["done"]
+            if not needed or (read_run(directory, stage.frames)["done"] and (directory / CHECKPOINT).is_dir()):
+                continue
+            say(f"{stage.variant} to {stage.frames:,} frames again in {directory}: the next stage starts from its "
+                f"checkpoint, which its kept records do not have", flush=True)
+        if deadline is not None and time.time() >= deadline:
+            return 0
+        if len(run_stages) > 1:
+            say(f"-- stage {i + 1}/{len(run_stages)}: {stage.variant} to {stage.frames:,} frames in {directory}",
+                flush=True)
+        argv_i = train_argv(game, variant, seed, frames=frames, out=out, stage=i, **argv)
+        code = _run_child([sys.executable, "-m", "cardrl.cli", *argv_i], deadline)
+        if code != 0 or not read_run(directory, stage.frames)["done"]:
+            return code
+    return 0
+
+
 def _keep_finished(out: Path, keep: Path | None, variants: Sequence[str], seeds: Sequence[int], frames: int,
                    say) -> None:
-    """Keep (:func:`keep_run`) every one of these runs that is finished in ``out`` and not yet in ``keep``."""
+    """Keep (:func:`keep_run`) every stage of these runs that is finished in ``out`` and not yet in ``keep``."""
     if keep is None:
         return
     for seed in seeds:
         for variant in variants:
-            run, kept = run_directory(out, variant, seed), run_directory(keep, variant, seed)
-            if read_run(run, frames)["done"] and not read_run(kept, frames)["done"]:
-                say(f"kept: {keep_run(run, kept)}", flush=True)
+            for stage in stages(variant, frames):
+                run = run_directory(out, variant, seed) / stage.subdir
+                kept = run_directory(keep, variant, seed) / stage.subdir
+                if read_run(run, stage.frames)["done"] and not read_run(kept, stage.frames)["done"]:
+                    say(f"kept: {keep_run(run, kept)}", flush=True)
 
 
 def _sigint_default() -> None:

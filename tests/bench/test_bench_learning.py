@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from cardrl.bench.learning import (VARIANTS, first_above_zero, format_learning, median_reached, pooled_interval,
-                                   read_run, summarise, train_argv, variant_flags, variants_for)
+                                   read_run, stages, summarise, train_argv, variant_flags, variants_for)
 from cardrl.bench.learning_report import training_seconds
 from cardrl.eval.stats import mean_interval
 
@@ -157,6 +157,30 @@ def test_kept_runs_hold_their_evaluations_and_count_as_finished_on_a_fresh_machi
         keep_run(out / "dmc" / "seed1", tmp_path / "elsewhere")
 
 
+def test_a_run_that_continues_another_variants_is_its_two_stages_joined(tmp_path):
+    """topk_ppo: dmc to half the budget in start/, then top-k PPO for the rest; read (and kept) as one run whose
+    milestones, frames and seconds go on from the first stage's."""
+    from cardrl.bench.learning import _keep_finished, read_benchmark_run
+
+    out, keep = tmp_path / "runs", tmp_path / "docs"
+    run = out / "topk_ppo" / "seed0"
+    _finished_run(run / "start", 1_000, train_s_per_frame=0.002)
+    first = read_benchmark_run(out, None, "topk_ppo", 0, 2_000)
+    assert not first["done"] and sorted(first["evals"]) == [500, 1_000] and first["frames"] == 1_000
+    shutil.rmtree(run)  # the stages in order: the first one's directory sits inside the run's
+    _finished_run(run, 1_000)
+    _finished_run(run / "start", 1_000, train_s_per_frame=0.002)
+    joined = read_benchmark_run(out, None, "topk_ppo", 0, 2_000)
+    assert joined["done"] and sorted(joined["evals"]) == [500, 1_000, 1_500, 2_000]
+    assert joined["evals"][1_500]["frames_trained"] == 1_500 and joined["evals"][1_500]["train_s"] == pytest.approx(2.5)
+    assert joined["frames"] == 2_000 and joined["frames_per_s"] == pytest.approx(2_000 / 3.0)
+    assert joined["evals"][2_000]["results"] == read_run(run, 1_000)["evals"][1_000]["results"]
+    _keep_finished(out, keep, ["topk_ppo"], [0], 2_000, say=lambda *a, **k: None)
+    assert read_benchmark_run(keep, None, "topk_ppo", 0, 2_000) == joined
+    shutil.rmtree(out)
+    assert read_benchmark_run(out, keep, "topk_ppo", 0, 2_000) == joined  # a fresh machine: the kept stages
+
+
 def test_keep_is_refused_where_it_is_the_benchmarks_own_out(tmp_path):
     from cardrl.bench.cli import main_bench
 
@@ -190,10 +214,18 @@ def test_every_variants_command_line_is_a_valid_cardrl_train(game, tmp_path):
     from cardrl.cli import build_parser
 
     for variant in variants_for(game):
-        argv = train_argv(game, variant, 1, frames=100_000, eval_every_frames=50_000, eval_deals=10,
-                          against=["random"], out=tmp_path)
-        args = build_parser().parse_args(argv)
-        assert args.resume and args.stop_frames == 100_000 and args.eval_every == 0
+        for i, stage in enumerate(stages(variant, 100_000)):
+            argv = train_argv(game, variant, 1, frames=100_000, eval_every_frames=50_000, eval_deals=10,
+                              against=["random"], out=tmp_path, stage=i)
+            args = build_parser().parse_args(argv)
+            assert args.resume and args.stop_frames == stage.frames and args.eval_every == 0
+            assert args.out == str(tmp_path / variant / "seed1" / stage.subdir).rstrip("/")
+        if VARIANTS[variant].algo == "topk-ppo":  # over the first stage's DMC (its config: tests/algorithms/topk_ppo)
+            assert args.algo == "topk-ppo" and args.dmc_checkpoint == str(tmp_path / variant / "seed1" / "start" /
+                                                                           "checkpoint")
+            assert [(s.variant, s.frames, s.offset) for s in stages(variant, 100_000)] == [
+                ("dmc", 50_000, 0), ("topk_ppo", 50_000, 50_000)]
+            continue
         notes = []
         config = build_config(args, say=notes.append)
         config.validate()  # the flags make a valid DMC config
@@ -235,11 +267,34 @@ def test_bench_learning_runs_end_to_end_and_resumes_with_nothing_left(tmp_path):
     assert json.loads((tmp_path / "kept" / "results.json").read_text())["variants"] == results["variants"]
 
 
+@pytest.mark.slow
+def test_bench_learning_runs_top_k_ppo_over_its_own_dmc_and_trains_the_dmc_again_where_only_its_records_are_kept(
+        tmp_path):
+    argv = [sys.executable, "-m", "cardrl.cli", "bench", "learning", "doudizhu", "--variants", "topk_ppo",
+            "--seeds", "1", "--frames", "8000", "--eval-every-frames", "4000", "--eval-deals", "10", "--against",
+            "random", "--out", str(tmp_path), "--keep", str(tmp_path / "kept")]
+    first = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    assert "stage 1/2: dmc to 4,000 frames" in first.stdout and "stage 2/2: topk_ppo to 4,000 frames" in first.stdout
+    run = tmp_path / "topk_ppo" / "seed1"
+    assert json.loads((run / "config.json").read_text())["args"]["dmc_checkpoint"] == str(run / "start" / "checkpoint")
+    results = json.loads((tmp_path / "results.json").read_text())["variants"]["topk_ppo"]
+    assert results["seeds"]["1"]["done"] and [p["frames"] for p in results["curves"]["random"]] == [4000, 8000]
+    # a fresh machine where the top-k PPO stage was not finished: its DMC's checkpoint is gone with the old machine,
+    # so the DMC stage is trained again before top-k PPO starts from it
+    shutil.rmtree(run)
+    (tmp_path / "kept" / "topk_ppo" / "seed1" / "progress.jsonl").unlink()
+    again = subprocess.run(argv, capture_output=True, text=True, timeout=900)
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    assert "dmc to 4,000 frames again in" in again.stdout and "stage 2/2" in again.stdout
+    assert json.loads((tmp_path / "results.json").read_text())["variants"]["topk_ppo"]["seeds"]["1"]["done"]
+
+
 def test_eval_every_frames_is_refused_where_the_algorithm_evaluates_by_the_clock(capsys):
     from cardrl.cli import main
 
     assert main(["train", "doudizhu", "--algo", "ppo", "--eval-every-frames", "1000"]) == 2
-    assert "--eval-every-frames applies to --algo dmc only" in capsys.readouterr().err
+    assert "--eval-every-frames applies to --algo dmc/topk-ppo only" in capsys.readouterr().err
 
 
 def test_a_run_is_stopped_at_the_deadline_by_sigint_even_where_the_benchmark_ignores_it():
