@@ -9,7 +9,21 @@ from argparse import Namespace
 from dataclasses import dataclass
 from typing import Any, Callable
 
-__all__ = ["AgentEvaluation"]
+__all__ = ["AgentEvaluation", "evaluation_deals"]
+
+
+def evaluation_deals(algo: Any, args: Namespace):
+    """The deals of a run's evaluations: :func:`cardrl.eval.lockstep.evaluate_scorer`'s for ``--seed`` + 1 (a DMC
+    run's evaluations), under the rule options of the algorithm's env config."""
+    from cardrl.eval.deals import deals_from_seeds
+    from cardrl.eval.lockstep import evaluation_deal_seeds
+    from cardrl.games.registry import get_game
+
+    spec = get_game(args.game)  # per deal, as evaluate_scorer: the options of a whole match left out
+    options = {k: v for k, v in dict(algo.config.env_config or {}).items()
+               if k in spec.rule_options and k not in spec.protocol.deal_options}
+    return deals_from_seeds(args.game, evaluation_deal_seeds(args.seed + 1, args.eval_deals), args.seed + 1,
+                            **options)
 
 
 @dataclass(frozen=True)
@@ -26,15 +40,19 @@ class AgentEvaluation:
         return list(specs)
 
     def evaluate(self, algo: Any, args: Namespace, baselines: list[str]) -> dict[str, Any]:
-        """``{"eval": {spec: {"adp", "adp_low", "adp_high", "wp"}}}``: the mean score (ADP; GuanDan's points per
-        deal) with its 95% interval, and the win rate."""
+        """``{"eval": {spec: {"adp", "adp_low", "adp_high", "deals", "adp_sd", "wp"}}}``: the mean score (ADP;
+        GuanDan's points per deal) with its 95% interval, the deals and the per-deal standard deviation (to pool
+        runs, as ``cardrl bench learning`` does), and the win rate; on the deals a DMC run with the same ``--seed``
+        and rule options evaluates on."""
         from cardrl.eval.tournament import run_tournament
 
-        agent, out = self.make_agent(algo, args), {}
+        agent, deals, out = self.make_agent(algo, args), evaluation_deals(algo, args), {}
         for spec in baselines:
-            result = run_tournament(agent, spec, args.eval_deals, game=args.game, seed=args.seed + 1)
+            result = run_tournament(agent, spec, deals, game=args.game)
             lo, hi = result.adp_interval
-            out[spec] = {"adp": result.adp, "adp_low": lo, "adp_high": hi, "wp": result.wp}
+            sd = float(result.pair_scores.std(ddof=1)) if result.deals > 1 else 0.0
+            out[spec] = {"adp": result.adp, "adp_low": lo, "adp_high": hi, "deals": result.deals, "adp_sd": sd,
+                         "wp": result.wp}
         return {"eval": out}
 
     def line(self, record: dict[str, Any], args: Namespace) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 from cardrl.eval.protocols import protocol_of_options
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["DealSet", "generate_deals", "load_deals", "DEAL_FORMAT", "DEAL_VERSION"]
+__all__ = ["DealSet", "generate_deals", "deals_from_seeds", "load_deals", "DEAL_FORMAT", "DEAL_VERSION"]
 
 DEAL_FORMAT = "cardrl-deals"
 DEAL_VERSION = 1
@@ -82,9 +82,15 @@ def generate_deals(game: str, n: int, seed: int = 0, **options: Any) -> DealSet:
         raise ValueError(f"the number of deals must be a positive int, got {n!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"the deal seed must be a non-negative int, got {seed!r}")
+    seeds = np.random.default_rng(int(seed)).integers(0, 2**62, size=int(n), dtype=np.int64)
+    return deals_from_seeds(game, seeds, int(seed), **options)
+
+
+def deals_from_seeds(game: str, seeds: Any, seed: int = 0, **options: Any) -> DealSet:
+    """The deals of ``game`` with these deal seeds (``seed``: the seed they were drawn from, recorded with them)."""
     protocol = protocol_of_options(game, options)  # bidding=True: deals of the whole game
     full = protocol.normalise_options(options)
-    seeds = np.random.default_rng(int(seed)).integers(0, 2**62, size=int(n), dtype=np.int64)
+    seeds = np.asarray(seeds, dtype=np.int64)
     engine = protocol.make_game(**full)
     hands = np.stack([np.array(engine.reset(int(s)).hands, copy=True) for s in seeds])
     return DealSet(game, full, seeds, hands, int(seed))

@@ -31,7 +31,7 @@ from cardrl.agents.q_agent import greedy_index
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.stats import mean_interval
 
-__all__ = ["evaluate_scorer", "Scorer", "SCORE_FIELDS"]
+__all__ = ["evaluate_scorer", "evaluation_deal_seeds", "Scorer", "SCORE_FIELDS"]
 
 # the fields of an evaluate_scorer result that are not a side's mean score
 SCORE_FIELDS = ("adp", "adp_low", "adp_high", "deals", "adp_sd", "per_deal", "outside_kept", "passes")
@@ -40,6 +40,12 @@ SCORE_FIELDS = ("adp", "adp_low", "adp_high", "deals", "adp_sd", "per_deal", "ou
 # position]; blocks are passed only when evaluate_scorer is given input_blocks
 Scorer = Callable[..., "list[np.ndarray]"]
 MoveFilter = Callable[[Any, np.ndarray], np.ndarray]
+
+
+def evaluation_deal_seeds(seed: int, deals: int) -> np.ndarray:
+    """The deal seeds :func:`evaluate_scorer` plays with ``seed`` (an agent evaluated on the same deals plays
+    :func:`cardrl.eval.deals.deals_from_seeds` of them)."""
+    return np.random.default_rng([seed, 0]).integers(0, 2**62, size=deals)
 
 
 def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str = "doudizhu", deals: int = 200,
@@ -85,7 +91,7 @@ class _Lockstep:
         slots = min(batch, len(self.jobs))
         self.engines = [protocol.make_game(**options) for _ in range(slots)]
         self.baselines = [baseline(i) for i in range(slots)]
-        self.deal_seeds = np.random.default_rng([seed, 0]).integers(0, 2**62, size=deals)
+        self.deal_seeds = evaluation_deal_seeds(seed, deals)
         self.running: dict[int, tuple[int, int]] = {}  # slot -> (deal, arrangement)
         self.next_job = 0
         for i in range(slots):
