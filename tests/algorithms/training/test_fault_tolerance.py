@@ -204,9 +204,9 @@ def test_resume_options_are_checked(tmp_path, capsys):
     assert rc == 2
     assert "--resume continues the run in --out from its latest checkpoint, --restore starts a run from the " \
            "checkpoint it names: give one of them, not both" in capsys.readouterr().err
-    for algo in ("topk-ppo", "ppo"):
-        assert main(["train", "doudizhu", "--algo", algo, "--resume", "--out", str(tmp_path)]) == 2
-        assert f"--resume applies to --algo dmc only; --algo {algo} starts from a checkpoint" in capsys.readouterr().err
+    assert main(["train", "doudizhu", "--algo", "ppo", "--resume", "--out", str(tmp_path)]) == 2
+    assert ("--resume applies to --algo dmc/topk-ppo only; --algo ppo starts from a checkpoint"
+            in capsys.readouterr().err)
 
 
 def test_resume_without_checkpoint_starts_fresh_and_refuses_another_network(ray_local, tmp_path, capsys):
