@@ -4,7 +4,8 @@
 Top-k PPO supplies its config (:class:`~cardrl.algorithms.topk_ppo.settings.TopKPPOSettings`; flags named as
 another algorithm's, ``--lr`` or ``--hidden-sizes``, take top-k PPO's defaults), its progress fields (throughput as
 sampled frames per second and the share of the runners' time spent scoring candidates with the frozen DMC network)
-and its agent, evaluated in duplicate tournaments (:class:`~cardrl.algorithms.training.agent_evaluation.AgentEvaluation`).
+and its agent, evaluated in duplicate tournaments on the deals a DMC run of the same seed evaluates on
+(:class:`~cardrl.algorithms.training.agent_evaluation.AgentEvaluation`).
 """
 
 from __future__ import annotations

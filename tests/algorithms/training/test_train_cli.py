@@ -76,8 +76,8 @@ def test_an_opponent_model_picks_the_one_encoder_that_feeds_it_and_says_so():
     explicit = build_config(_train_args("doudizhu", "--opponent-model", "luo_tan", "--features", "douzero"),
                             say=said.append)
     assert said == [] and explicit.env_config["features"] == "douzero"
-    with pytest.raises(ValueError, match=r"does not read doudizhu's douzero_v1 features; it reads, by game, the features \(--features\): "
-                       r"doudizhu: unified; big2: unified; guandan: danzero, danzero_keyed"):
+    with pytest.raises(ValueError, match=r"does not read doudizhu's douzero_v1 features; it reads, by game, the "
+                       r"features \(--features\): doudizhu: unified; big2: unified; guandan: danzero, danzero_keyed"):
         explicit.validate()
 
 
