@@ -147,6 +147,18 @@ def _douzero_child(savedir: str, seed: int, frames: int, checkpoints: list[int],
     train(flags)
 
 
+def _log_columns(first_line: str) -> list[str]:
+    """The columns of DouZero's logs.csv, from its first line: "# frames,..."."""
+    return first_line.strip().lstrip("# ").split(",")
+
+
+def _line_frames(line: str, columns: list[str]) -> int | None:
+    """The frame count of one logs.csv line, or None for a line cut short or not a record."""
+    parts = line.split(",")
+    col = columns.index("frames")
+    return int(parts[col]) if len(parts) == len(columns) and parts[col].strip().isdigit() else None
+
+
 def _logged_frames(logs: Path | None) -> int:
     """The last frame count DouZero's trainer logged (its logs.csv: one line per learner step)."""
     if logs is None or not logs.is_file():
@@ -155,14 +167,12 @@ def _logged_frames(logs: Path | None) -> int:
         f.seek(0, os.SEEK_END)
         f.seek(max(0, f.tell() - 4096))
         lines = f.read().decode(errors="ignore").splitlines()
-    header = logs.open().readline().strip().lstrip("# ").split(",")  # its first line: "# frames,..."
-    if "frames" not in header:
+    columns = _log_columns(logs.open().readline())
+    if "frames" not in columns:
         return 0
-    col = header.index("frames")
     for line in reversed(lines):
-        parts = line.split(",")
-        if len(parts) == len(header) and parts[col].strip().isdigit():
-            return int(parts[col])
+        if (frames := _line_frames(line, columns)) is not None:
+            return frames
     return 0
 
 
@@ -183,11 +193,8 @@ def _cut_log(logs: Path, frames: int) -> None:
     if not logs.is_file():
         return
     lines = logs.read_text().splitlines()
-    header = lines[0].strip().lstrip("# ").split(",")
-    col = header.index("frames")
-    kept = [lines[0]] + [line for line in lines[1:]
-                         if len(line.split(",")) == len(header) and line.split(",")[col].strip().isdigit()
-                         and int(line.split(",")[col]) <= frames]
+    columns = _log_columns(lines[0])
+    kept = [lines[0]] + [line for line in lines[1:] if (f := _line_frames(line, columns)) is not None and f <= frames]
     logs.write_text("\n".join(kept) + "\n")
 
 
