@@ -211,6 +211,13 @@ def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
 def check(args: Namespace) -> None:
     if getattr(args, "eval_unpruned", False) and getattr(args, "prune", None) != "mcs":
         raise ValueError("--eval-unpruned evaluates an ODMC agent without its pruning: give --prune mcs too")
+    if getattr(args, "final_matches", None) is not None:
+        from cardrl.games.registry import game_names, get_game
+
+        if get_game(args.game).protocol.unit != "match":
+            by_match = [name for name in game_names() if get_game(name).protocol.unit == "match"]
+            raise ValueError(f"--final-matches does not apply to {args.game} (one deal is a game); it applies to "
+                             f"{', '.join(by_match)}")
 
 
 def _verify(path: Path) -> None:
@@ -223,7 +230,8 @@ DRIVER = Driver(
     name="dmc", title="DMC", settings=DMCSettings, agent_kind="checkpoint", build_config=build_config,
     describe=describe, progress=progress, evaluation=DMCEvaluation(),
     frames_trained=lambda algo: algo._frames_trained,
-    run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned"}), check=check, verify_checkpoint=_verify,
+    run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches"}), check=check,
+    verify_checkpoint=_verify,
     resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners")
 
 

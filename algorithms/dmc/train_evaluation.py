@@ -118,9 +118,17 @@ def _variant_text(record: dict, score_name: str) -> str:
     return text
 
 
+def final_match_count(args) -> int:
+    """Whole matches the final evaluation plays against each baseline: ``--final-matches``, else one per ten
+    evaluation deals."""
+    given = getattr(args, "final_matches", None)
+    return max(1, args.eval_deals // 10) if given is None else given
+
+
 def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
-    """Whole seeded matches of the current greedy networks against each baseline, teams swapped, one match per ten
-    evaluation deals (:func:`cardrl.eval.matches.run_matches`: match win rate, points per deal, deals per match)."""
+    """Whole seeded matches of the current greedy networks against each baseline, teams swapped,
+    :func:`final_match_count` of them (:func:`cardrl.eval.matches.run_matches`: match win rate, points per deal, deals
+    per match)."""
     from cardrl.agents.q_agent import QAgent
     from cardrl.eval.matches import run_matches
 
@@ -131,7 +139,7 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
     play = algo.play_options()  # as trained: its pruning, a zero oracle block (deployable)
     agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"),
                    move_filter=play.view_pruner(spec.name, options) if play.pruned else None)
-    matches = max(1, args.eval_deals // 10)
+    matches = final_match_count(args)
     return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()
             for name, make in baselines.items()}
 
@@ -183,7 +191,7 @@ class DMCEvaluation:
             o = final["eval_unpruned"]["outside_kept"]
             print(f"unpruned greedy play chose a move pruning drops in {o['outside']:,} of {o['decisions']:,} decisions "
                   f"({100 * o['rate']:.1f}%)", flush=True)
-        if by_match:
+        if by_match and final_match_count(args) > 0:
             final["matches"] = _evaluate_matches(algo, baselines, args)
             for spec, m in final["matches"].items():
                 print(f"final match win rate vs {spec} over {m['matches']} match{'es' if m['matches'] != 1 else ''} "

@@ -54,7 +54,8 @@ def type_copy(value):
 # algorithm, after "--FLAG applies to --algo OWNERS"
 OPTIONAL_RUN_OPTIONS = {"resume": " only; --algo {algo} starts from a checkpoint with --restore PATH",
                         "eval_every_frames": " only; --algo {algo} evaluates by the clock, --eval-every",
-                        "eval_unpruned": " with --prune mcs only (ODMC); --algo {algo} does not prune"}
+                        "eval_unpruned": " with --prune mcs only (ODMC); --algo {algo} does not prune",
+                        "final_matches": " only; --algo {algo} plays no whole matches at the end"}
 
 
 @dataclass
@@ -90,6 +91,10 @@ class RunSettings:
     eval_unpruned: bool = option(False, "dmc, with --prune mcs: also evaluate the greedy networks without pruning "
                                         "(every legal move), labelled beside the pruned score (the default: as "
                                         "trained), with how often they pick a move pruning drops")
+    final_matches: int | None = option(None, "dmc, a game played in matches (guandan): whole matches against each "
+                                             "baseline at the end of the run, each played twice with the teams "
+                                             "swapped (default: one per ten --eval-deals; 0: none)",
+                                       type=non_negative_int)
     checkpoint_every: float = option(300.0, "write a checkpoint this often, e.g. 10m", type=parse_duration)
     features: str | None = option(None, "feature encoder of the game (default: the game's first: douzero for "
                                         "doudizhu, whose 'unified' are Luo & Tan's; unified for big2; danzero for "

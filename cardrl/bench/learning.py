@@ -171,6 +171,13 @@ def keep_run(run: Path, kept: Path) -> Path:
     return kept
 
 
+def _final_matches_apply(game: str, algo: str) -> bool:
+    """Whether ``cardrl train GAME --algo ALGO`` ends with whole matches (``--final-matches``)."""
+    from cardrl.algorithms.training.registry import driver
+
+    return get_game(game).protocol.unit == "match" and "final_matches" in driver(algo).run_options
+
+
 def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_frames: int, eval_deals: int,
                against: Sequence[str], out: Path, num_env_runners: int = 1, extra: Sequence[str] = (),
                stage: int = 0) -> list[str]:
@@ -183,6 +190,8 @@ def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_fr
     if stage > 0:
         flag = VARIANTS[variant].starts_from[1]
         flags += [flag, str(run_directory(out, variant, seed) / run_stages[stage - 1].subdir / CHECKPOINT)]
+    if stage < len(run_stages) - 1 and _final_matches_apply(game, VARIANTS[this.variant].algo):
+        flags += ["--final-matches", "0"]  # a stage another continues: its end is not the run's
     return ["train", game, "--algo", VARIANTS[this.variant].algo, *flags, "--seed", str(seed), "--stop-frames",
             str(this.frames), "--eval-every", "0", "--eval-every-frames", str(eval_every_frames), "--eval-deals",
             str(eval_deals), "--eval-against", *against, "--checkpoint-every", "5m", "--num-env-runners",

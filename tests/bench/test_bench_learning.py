@@ -220,6 +220,8 @@ def test_every_variants_command_line_is_a_valid_cardrl_train(game, tmp_path):
             args = build_parser().parse_args(argv)
             assert args.resume and args.stop_frames == stage.frames and args.eval_every == 0
             assert args.out == str(tmp_path / variant / "seed1" / stage.subdir).rstrip("/")
+            continued = i < len(stages(variant, 100_000)) - 1  # a GuanDan stage another continues plays no matches
+            assert getattr(args, "final_matches", None) == (0 if continued and game == "guandan" else None)
         if VARIANTS[variant].algo == "topk-ppo":  # over the first stage's DMC (its config: tests/algorithms/topk_ppo)
             assert args.algo == "topk-ppo" and args.dmc_checkpoint == str(tmp_path / variant / "seed1" / "start" /
                                                                            "checkpoint")

@@ -198,6 +198,8 @@ def test_unknown_preset_is_refused_with_the_presets():
     ([*TRAIN, "--algo", "ppo", "--resume"], "--resume"),
     ([*TRAIN, "--eval-unpruned"], "--prune mcs"),
     ([*TRAIN, "--match-bonus"], "--match-bonus"),
+    ([*TRAIN, "--final-matches", "3"], "--final-matches"),
+    (["train", "guandan", "--algo", "topk-ppo", "--final-matches", "0"], "--final-matches"),
     (["train", "big2", "--bidding"], "bidding"),
     ([*TRAIN, "--resume", "--restore", "."], "--restore"),
     ([*TRAIN, "--coach-lr", "0.1"], "coach"),

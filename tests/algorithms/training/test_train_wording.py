@@ -34,6 +34,15 @@ def test_a_match_game_says_matches_deals_points_per_deal_and_match_win_rate(ray_
     assert final["final"] and final["matches"]["random"]["matches"] == 1 and "adp" in final["eval"]["random"]
 
 
+def test_final_matches_0_ends_a_match_game_without_whole_matches(ray_local, tmp_path, capsys):
+    """``--final-matches 0``: a run another continues (the benchmark's first stage) skips the matches at its end."""
+    game = next(g for g in game_names() if get_game(g).protocol.unit == "match")
+    assert main(["train", game, "--stop-frames", "400", *TINY, "--final-matches", "0", "--out", str(tmp_path)]) == 0
+    out, records = capsys.readouterr().out, read_progress(tmp_path)
+    assert "final points per deal vs random over 10 deals x 2 (teams swapped): " in out  # the deals still played
+    assert "match win rate" not in out and records[-1]["final"] and "matches" not in records[-1]
+
+
 def test_a_deal_game_says_deals_and_adp(ray_local, tmp_path, capsys):
     game = next(g for g in game_names() if get_game(g).protocol.unit == "deal")
     out, records = _train(game, tmp_path, capsys, frames=200)
