@@ -350,9 +350,37 @@ def report(out: Path, deals: int, eval_seed: int) -> str:
                 lines.append(f"| {target / 1e6:.2f}M | {trainer} | {'; '.join(cells)} | {pooled.mean():+.2f} "
                              f"[{lo:+.2f}, {hi:+.2f}] |")
         lines.append("")
+    lines += _first_above_zero_table(rows)
     text = "\n".join(lines)
     (out / f"report_{deals}_{eval_seed}.md").write_text(text + "\n")
     return text
+
+
+def _first_above_zero_table(rows: dict[tuple[str, int, int], dict]) -> list[str]:
+    """Per trainer and baseline: each run's first checkpoint whose interval lies above 0 (the papers' "time to ADP >
+    0"), the median over runs (a run that never got there counts as later than every one that did: ``median_reached``
+    of cardrl bench learning), and how many runs ended below 0 (interval) at their last checkpoint."""
+    from cardrl.bench.learning_report import first_above_zero, median_reached
+
+    lines = ["frames to the first checkpoint whose interval lies above 0 (per run; median over runs, a run that never "
+             "got there counting as the last):", "",
+             "| trainer | baseline | per run | median | runs below 0 at their last checkpoint |",
+             "|---|---|---|---|---|"]
+    for trainer in ("douzero", "ours"):
+        seeds = sorted({k[1] for k in rows if k[0] == trainer})
+        for baseline in BASELINES:
+            firsts, below = [], 0
+            for seed in seeds:
+                points = [{"frames": k[2], **rows[k][baseline]} for k in sorted(rows) if k[:2] == (trainer, seed)]
+                firsts.append(first_above_zero(points))
+                below += points[-1]["adp_high"] < 0
+            cells = "; ".join(f"s{s} " + (f"{f['frames'] / 1e6:.2f}M" if f else "not yet")
+                              for s, f in zip(seeds, firsts))
+            middle = median_reached(firsts)
+            if seeds:
+                lines.append(f"| {trainer} | {baseline} | {cells} | "
+                             f"{'not yet' if middle is None else f'{middle / 1e6:.2f}M'} | {below} of {len(seeds)} |")
+    return lines + [""]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -73,3 +73,12 @@ def test_an_unreadable_model_tar_means_the_douzero_run_starts_over(tmp_path):
     parity._stop_orphan(tmp_path / "trainer.pid")  # no earlier attempt: nothing to stop
     (tmp_path / "trainer.pid").write_text("999999999")  # an attempt whose process is gone
     parity._stop_orphan(tmp_path / "trainer.pid")
+
+
+def test_the_report_gives_each_runs_first_checkpoint_above_0_and_the_median(tmp_path):
+    for seed, adps in ((1, (-1.0, 0.8, 1.0)), (2, (0.7, 0.9, 1.0)), (3, (-1.0, -1.0, -0.8))):
+        for frames, adp in zip((250_000, 500_000, 1_000_000), adps):
+            _kept_checkpoint(tmp_path, "ours", seed, frames, frames, adp)
+    text = parity.report(tmp_path, 20, 7)
+    # intervals are adp +- 0.5: above 0 from 0.7 on; seed 3 never, its last interval [-1.3, -0.3] below 0
+    assert "| ours | random | s1 0.50M; s2 0.25M; s3 not yet | 0.50M | 1 of 3 |" in text
