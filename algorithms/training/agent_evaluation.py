@@ -61,7 +61,10 @@ class AgentEvaluation:
     def report_final(self, algo: Any, final: dict[str, Any], args: Namespace, baselines: list[str]) -> None:
         from cardrl.games.registry import get_game
 
-        score = "points per deal" if get_game(args.game).protocol.unit == "match" else "ADP"
+        protocol = get_game(args.game).protocol  # worded as DMC's final evaluation (the same deals, sides swapped)
+        by_match = protocol.unit == "match"
+        score = "points per deal" if by_match else "ADP"
+        arrangements = "2 (teams swapped)" if by_match else f"{len(protocol.arrangements)} arrangements"
         for spec, ev in final["eval"].items():
-            print(f"final {score} vs {spec} over {args.eval_deals} deals: {ev['adp']:+.3f} "
+            print(f"final {score} vs {spec} over {args.eval_deals} deals x {arrangements}: {ev['adp']:+.3f} "
                   f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)

@@ -430,7 +430,7 @@ def test_cli_trains_topk_ppo_and_refuses_foreign_flags(dmc_checkpoint, ray_local
                "--out", "run"])
     out = capsys.readouterr().out
     assert rc == 0 and "training top-k PPO (k=2) on guandan" in out
-    assert "final points per deal vs random over 1 deals" in out and "ADP" not in out  # GuanDan's unit
+    assert "final points per deal vs random over 1 deals x 2 (teams swapped)" in out and "ADP" not in out  # GuanDan
     assert (tmp_path / "run" / "checkpoint" / "algorithm_state.pkl").is_file()
     first = read_progress(tmp_path / "run")[-1]
     # resumed (counters and the run's clock come back) and evaluated by frames, as cardrl bench learning runs it
@@ -550,7 +550,7 @@ def test_cli_trains_rllib_ppo_and_eval_plays_its_checkpoint(ray_local, tmp_path,
                "--minibatch-size", "40", "--num-epochs", "1", "--hidden-sizes", "16", "--embedding-dim", "4",
                "--num-env-runners", "0", "--eval-every", "0", "--eval-deals", "2", "--out", str(tmp_path / "run")])
     out = capsys.readouterr().out
-    assert rc == 0 and "training RLlib's PPO" in out and "final ADP vs random" in out
+    assert rc == 0 and "training RLlib's PPO" in out and "final ADP vs random over " in out and " arrangements: " in out
     ckpt = tmp_path / "run" / "checkpoint"
     assert isinstance(build_agent(f"ppo:{ckpt}", "big2"), MaskedPPOAgent)
     assert main(["eval", "big2", "--a", f"ppo:{ckpt}", "--b", "random", "--deals", "2", "--workers", "1"]) == 0
