@@ -368,6 +368,8 @@ def _first_above_zero_table(rows: dict[tuple[str, int, int], dict]) -> list[str]
              "|---|---|---|---|---|"]
     for trainer in ("douzero", "ours"):
         seeds = sorted({k[1] for k in rows if k[0] == trainer})
+        if not seeds:
+            continue
         for baseline in BASELINES:
             firsts, below = [], 0
             for seed in seeds:
@@ -377,9 +379,8 @@ def _first_above_zero_table(rows: dict[tuple[str, int, int], dict]) -> list[str]
             cells = "; ".join(f"s{s} " + (f"{f['frames'] / 1e6:.2f}M" if f else "not yet")
                               for s, f in zip(seeds, firsts))
             middle = median_reached(firsts)
-            if seeds:
-                lines.append(f"| {trainer} | {baseline} | {cells} | "
-                             f"{'not yet' if middle is None else f'{middle / 1e6:.2f}M'} | {below} of {len(seeds)} |")
+            lines.append(f"| {trainer} | {baseline} | {cells} | "
+                         f"{'not yet' if middle is None else f'{middle / 1e6:.2f}M'} | {below} of {len(seeds)} |")
     return lines + [""]
 
 

@@ -179,7 +179,7 @@ class DMCEvaluation:
         for spec, ev in ({} if algo.config.bidding else final["eval"]).items():
             sides = {k: v for k, v in ev.items() if k not in _score_fields()}
             parts = ", ".join(f"as {k} {v:+.3f}" for k, v in sides.items())
-            arrangements = "2 (teams swapped)" if by_match else f"{len(sides)} arrangements"
+            arrangements = algo.config.game_spec.protocol.arrangements_text
             print(f"final {score} vs {spec} over {args.eval_deals} deals x {arrangements}: {ev['adp']:+.3f} "
                   f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}"
                   + (f" ({final['eval_label']})" if final.get("eval_label") else ""), flush=True)

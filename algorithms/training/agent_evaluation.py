@@ -62,9 +62,7 @@ class AgentEvaluation:
         from cardrl.games.registry import get_game
 
         protocol = get_game(args.game).protocol  # worded as DMC's final evaluation (the same deals, sides swapped)
-        by_match = protocol.unit == "match"
-        score = "points per deal" if by_match else "ADP"
-        arrangements = "2 (teams swapped)" if by_match else f"{len(protocol.arrangements)} arrangements"
+        score = "points per deal" if protocol.unit == "match" else "ADP"
         for spec, ev in final["eval"].items():
-            print(f"final {score} vs {spec} over {args.eval_deals} deals x {arrangements}: {ev['adp']:+.3f} "
-                  f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)
+            print(f"final {score} vs {spec} over {args.eval_deals} deals x {protocol.arrangements_text}: "
+                  f"{ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}", flush=True)

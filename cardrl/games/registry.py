@@ -76,6 +76,12 @@ class EvalProtocol:
         evaluated singly), ADP otherwise (Luo & Tan 2024, Sec. 5.1)."""
         return "points/deal" if self.unit == "match" else "ADP"
 
+    @property
+    def arrangements_text(self) -> str:
+        """How a final evaluation line counts the plays of each deal: "2 (teams swapped)" where the episode is a
+        match (GuanDan), else "N arrangements"."""
+        return "2 (teams swapped)" if self.unit == "match" else f"{len(self.arrangements)} arrangements"
+
     def __post_init__(self):
         if not len(self.labels) == len(self.sides) == len(self.arrangements):
             raise ValueError("EvalProtocol: one label and one side name per arrangement")
