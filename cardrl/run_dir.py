@@ -4,7 +4,8 @@
 ``<out>/progress.jsonl``
     one JSON record per training iteration (``time_s``, ``iteration``, ``frames_trained``, the algorithm's own fields;
     with ``eval`` and ``reached_adp_above_0`` where an evaluation ran, ``eval_frames`` where a frame milestone asked
-    for it) and a last one with ``"final": true``: the final evaluation, with the last iteration's fields.
+    for it) and a last one with ``"final": true``: the final evaluation, with the last iteration's fields. The fields
+    that measure the clock or the machine are :data:`TIMING_FIELDS`.
 ``<out>/progress.discarded.jsonl``
     records a ``--resume`` moved aside: written after the checkpoint the run went on from.
 ``<out>/config.json``
@@ -28,12 +29,28 @@ from typing import Any, Callable
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "write_config", "trim_progress", "save_checkpoint", "latest_checkpoint",
-           "ProgressLog", "log_scalars", "check_run_dir_args"]
+           "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing"]
 
 PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
 CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
+# The record fields that measure the wall clock or the machine, not the training: the run's time, its training and
+# evaluation time, rates, the age of the data in seconds, a time share and the driver's memory. They are the only
+# fields in which two `cardrl train --deterministic` runs of one seed may differ, at any depth of a record (the ADP
+# milestones' time_s included): without_timing() leaves them out (docs/usage.md, "Reproducing a run").
+TIMING_FIELDS = frozenset({"time_s", "train_s", "eval_time_s", "frames_per_s", "data_age_s",
+                           "candidate_scoring_share", "driver_rss_mb"})
 # record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+
+
+def without_timing(record: Any, timing: frozenset[str] = TIMING_FIELDS) -> Any:
+    """``record`` (a progress record, or any JSON value) without its :data:`TIMING_FIELDS`, at every depth: what two
+    ``--deterministic`` runs of one seed write alike."""
+    if isinstance(record, dict):
+        return {k: without_timing(v, timing) for k, v in record.items() if k not in timing}
+    if isinstance(record, list):
+        return [without_timing(v, timing) for v in record]
+    return record
 
 
 def check_run_dir_args(args) -> None:

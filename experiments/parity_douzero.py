@@ -14,7 +14,7 @@ Three steps, each resumable (results are files under ``--out``):
    played greedily against random play and RLCard's rule agent on the same seeded deals, sides swapped
    (:func:`cardrl.eval.lockstep.evaluate_scorer`: team points, DouZero's ``evaluate.py`` unit).
 3. ``report``: the curves side by side: per frame count, each run's ADP with its 95% interval, and per trainer the
-   mean over seeds with the interval of the pooled per-deal samples.
+   mean over runs with its bootstrap interval over runs (runs as the unit: :mod:`cardrl.bench.run_stats`).
 
 Run: ``python experiments/parity_douzero.py all --seeds 1 2 3 --frames 2000000`` (about 25 min per run of ours
 and 90 min per run of DouZero's on 2 cores, plus evaluation; ``all`` evaluates each run as it finishes), or the steps
@@ -324,7 +324,7 @@ def evaluate(out: Path, deals: int, eval_seed: int, runs: str = "*_seed*") -> No
 
 # ---- report ----------------------------------------------------------------------------------------------------------
 def report(out: Path, deals: int, eval_seed: int) -> str:
-    from cardrl.eval.stats import mean_interval
+    from cardrl.bench.run_stats import mean_over_runs
 
     rows: dict[tuple[str, int], dict] = {}
     for result_file in sorted(out.glob(f"*_seed*/*/eval_{deals}_{eval_seed}.json")):
@@ -336,7 +336,7 @@ def report(out: Path, deals: int, eval_seed: int) -> str:
              f"against each baseline; 95% t-intervals", ""]
     for baseline in BASELINES:
         lines += [f"against {baseline}:", "",
-                  "| frames | trainer | runs: ADP [95% interval] | mean over runs [95% interval of pooled deals] |",
+                  "| frames | trainer | runs: ADP [95% interval] | mean over runs [95% bootstrap interval over runs] |",
                   "|---:|---|---|---|"]
         for target in sorted({k[2] for k in rows}):
             for trainer in ("douzero", "ours"):
@@ -345,10 +345,9 @@ def report(out: Path, deals: int, eval_seed: int) -> str:
                     continue
                 cells = [f"s{s} {r[baseline]['adp']:+.2f} [{r[baseline]['adp_low']:+.2f}, "
                          f"{r[baseline]['adp_high']:+.2f}] @{r['reached'] / 1e6:.2f}M" for s, r in runs]
-                pooled = np.concatenate([r[baseline]["per_deal"] for _, r in runs])
-                lo, hi = mean_interval(pooled)
-                lines.append(f"| {target / 1e6:.2f}M | {trainer} | {'; '.join(cells)} | {pooled.mean():+.2f} "
-                             f"[{lo:+.2f}, {hi:+.2f}] |")
+                over = mean_over_runs([r[baseline]["adp"] for _, r in runs])
+                lines.append(f"| {target / 1e6:.2f}M | {trainer} | {'; '.join(cells)} | {over['mean']:+.2f} "
+                             f"[{over['low']:+.2f}, {over['high']:+.2f}] ({over['runs']} runs) |")
         lines.append("")
     lines += _first_above_zero_table(rows)
     text = "\n".join(lines)
@@ -358,9 +357,11 @@ def report(out: Path, deals: int, eval_seed: int) -> str:
 
 def _first_above_zero_table(rows: dict[tuple[str, int, int], dict]) -> list[str]:
     """Per trainer and baseline: each run's first checkpoint whose interval lies above 0 (the papers' "time to ADP >
-    0"), the median over runs (a run that never got there counts as later than every one that did: ``median_reached``
-    of cardrl bench learning), and how many runs ended below 0 (interval) at their last checkpoint."""
-    from cardrl.bench.learning_report import first_above_zero, median_reached
+    0"), the median over runs (a run that never got there counts as later than every one that did:
+    :func:`~cardrl.bench.run_stats.time_to_threshold`), and how many runs ended below 0 (interval) at their last
+    checkpoint."""
+    from cardrl.bench.learning_report import first_above_zero
+    from cardrl.bench.run_stats import time_to_threshold
 
     lines = ["frames to the first checkpoint whose interval lies above 0 (per run; median over runs, a run that never "
              "got there counting as the last):", "",
@@ -378,7 +379,7 @@ def _first_above_zero_table(rows: dict[tuple[str, int, int], dict]) -> list[str]
                 below += points[-1]["adp_high"] < 0
             cells = "; ".join(f"s{s} " + (f"{f['frames'] / 1e6:.2f}M" if f else "not yet")
                               for s, f in zip(seeds, firsts))
-            middle = median_reached(firsts)
+            middle = time_to_threshold([f["frames"] if f else None for f in firsts])["median"]
             lines.append(f"| {trainer} | {baseline} | {cells} | "
                          f"{'not yet' if middle is None else f'{middle / 1e6:.2f}M'} | {below} of {len(seeds)} |")
     return lines + [""]

@@ -16,6 +16,14 @@ buffer holds a batch, on its newest frames (:mod:`cardrl.algorithms.dmc.buffers`
 on (``data_age_updates``, ``data_age_s``), the frames dropped (``frames_dropped``) and the buffers' size
 (``buffer_frames``, ``buffer_mb``) are reported every iteration.
 
+Deterministic mode (``deterministic``, ``cardrl train --deterministic``; docs/usage.md): sampling and learning take
+turns: one sample request to every runner with the current weights, the replies taken in the runners' order
+(:meth:`DMCSampling._collect_in_order`), then the updates they make ready, the driver sampling nothing. The deals and
+the exploration come from the runners' generators seeded by (seed, runner index), the initial weights from torch's
+generator seeded by RLlib from the seed, the buffers serve their newest frames (no sampling), and the learners
+compute with torch's deterministic kernels and one thread. A seed then fixes the run's records (all but their timing
+fields) and weights however busy the machine.
+
 Fault tolerance (docs/operations.md): an env runner that dies is restarted by Ray (``restart_failed_env_runners``,
 on by default) and brought back by :meth:`DMC.restore_env_runners` with the learner's current weights and a fresh
 seed; what is lost is that runner's sample request in flight and its unfinished games (``env_runner_samples_lost``
@@ -133,7 +141,8 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
     def training_step(self) -> None:
         """Update every module whose buffer holds a batch, as soon as it does (DouZero's per-position learners),
         on its newest ``frames_per_update`` frames; sample until one does. The runners get the new weights with
-        their next sample request (:meth:`_collect`)."""
+        their next sample request (:meth:`_collect`). The updates depend on the samples' order alone, so with
+        ``deterministic`` (samples in a fixed order) they fall at the same points in every run."""
         updates = 0
         while updates < self.config.updates_per_iteration:
             ready = [m for m in self._module_ids if len(self._buffers[m]) >= self._batch_sizes[m]]

@@ -292,6 +292,20 @@ def driver_sample_frames(config) -> list[str]:
                     f">= 0 (0: the driver does not sample)")
 
 
+def deterministic(config) -> list[str]:
+    """A deterministic run needs a seed, and the driver samples nothing (its samples would fall wherever a remote one
+    is late): a driver_sample_frames set by the user is refused (its default is not used)."""
+    if not config.deterministic:
+        return []
+    problems = _problem(config.seed is None, "deterministic=True fixes a run by its seed, but seed is None: give "
+                                             "one (.debugging(seed=N); cardrl train --seed N)")
+    if any_set(config, "driver_sample_frames") and config.driver_sample_frames != 0:
+        problems.append(f"driver_sample_frames={config.driver_sample_frames} with deterministic=True: a deterministic "
+                        f"run samples on the env runners only (the driver's samples would fall wherever a remote "
+                        f"one is late); drop it, or give 0")
+    return problems
+
+
 def actor_precision(config) -> list[str]:
     return _problem(config.actor_precision not in ("float32", "bfloat16"),
                     f"actor_precision={config.actor_precision!r} is unknown; allowed: 'float32', 'bfloat16'")
@@ -332,7 +346,8 @@ def learner_gpus(config) -> list[str]:
 CHECKS: tuple[Callable, ...] = (
     learner_slices, optimizer, module_mapping, q_model, opponent_model, epsilon, learner_numbers, frames_per_update,
     bidding, prune, q_clip, admc_numbers, target_baseline, target_baseline_rate, admc_without_q_clip, oracle,
-    oracle_mode, coach, driver_sample_frames, actor_precision, gpu_inference, num_envs_per_env_runner, learner_gpus)
+    oracle_mode, coach, driver_sample_frames, deterministic, actor_precision, gpu_inference, num_envs_per_env_runner,
+    learner_gpus)
 
 
 def config_problems(config) -> list[str]:

@@ -147,6 +147,8 @@ class DMCEnvRunner(LockstepEnvRunner):
         self.target_baseline = (SeatReturnMean(config.target_baseline_rate)
                                 if getattr(config, "target_baseline", None) == "seat_mean" else None)
         self.device = torch.device("cpu")
+        if getattr(config, "deterministic", False):  # the same scores, and so the same moves, from the same weights
+            torch.use_deterministic_algorithms(True)
         if getattr(config, "gpu_inference", False):  # DMCConfig.validate() refused it where there is no GPU
             if not torch.cuda.is_available():
                 raise RuntimeError("gpu_inference=True but this env runner sees no GPU (torch.cuda.is_available() "

@@ -88,6 +88,14 @@ class DMCTorchLearner(TorchLearner):
     """Deep Monte-Carlo learner (Zha et al. 2021, Sec. 4; Luo & Tan 2024, Alg. 1): per-module MSE between
     Q(s, a) and the Monte-Carlo return, RMSprop, global-norm gradient clipping (DouZero's settings)."""
 
+    def build(self) -> None:
+        """RLlib's build; with ``deterministic`` (cardrl train --deterministic) first torch's deterministic kernels and
+        one thread in this learner's process, so that an update's result depends on its batch alone."""
+        if getattr(self.config, "deterministic", False):
+            torch.use_deterministic_algorithms(True)
+            torch.set_num_threads(1)
+        super().build()
+
     def _log_metrics(self, batch) -> None:
         # An update of the coach alone trains on games, not frames (DMC.training_step gives it env_steps=0): RLlib's
         # Prometheus counters of env steps have nothing to count then, and would warn at every such update.

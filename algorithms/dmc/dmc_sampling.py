@@ -2,6 +2,11 @@
 carrying the newest weights, so that runners sample while the learner updates; replies go into each module's bounded
 buffer (:meth:`DMCSampling._ingest`).
 
+With ``deterministic`` (``cardrl train --deterministic``) sampling and learning take turns instead
+(:meth:`DMCSampling._collect_in_order`): one request to each healthy runner with the current weights, every reply
+waited for and ingested in the runners' order, the driver sampling nothing; what the runners play then depends on the
+seed alone (their deals and exploration), never on which reply came first.
+
 Fault tolerance (docs/operations.md): an env runner that dies is restarted by Ray (``restart_failed_env_runners``) and
 brought back by :meth:`DMCSampling.restore_env_runners` with the learner's current weights and a fresh seed; its
 sample request in flight is lost (``env_runner_samples_lost``).
@@ -45,6 +50,8 @@ class DMCSampling:
         group = self.env_runner_group
         if group.num_remote_env_runners() == 0:
             return [self.env_runner.sample(**kwargs)]
+        if self.config.deterministic:
+            return self._collect_in_order(kwargs)
         results: list[dict] = []
         timeout = 0.0
         while True:
@@ -70,6 +77,34 @@ class DMCSampling:
                 timeout = 0.0
                 continue
             timeout = 0.05
+
+    def _collect_in_order(self, kwargs: dict) -> list[dict]:
+        """``deterministic``: one sample request to every healthy remote runner, all with the same weights; the
+        replies once every runner answered (or died: its request is lost and counted), in the order of the runners'
+        ids. Nothing is in flight between two calls, so the learner's updates fall between the same samples in every
+        run. (A runner that dies and is restarted is reseeded: a run with a failure is not the run without one.)"""
+        group = self.env_runner_group
+        healthy = sorted(group.healthy_env_runner_ids())
+        if not healthy:
+            self._wait_for_env_runners()
+            return []
+        for runner_id in healthy:
+            sent = group.foreach_env_runner_async("sample", tag=SAMPLE_TAG, kwargs=kwargs,
+                                                  remote_worker_ids=[runner_id])
+            self._in_flight[runner_id] = self._in_flight.get(runner_id, 0) + sent
+        waiting = {r for r in healthy if self._in_flight.get(r)}
+        replies: dict[int, dict] = {}
+        while waiting:
+            for runner_id, result in group.fetch_ready_async_reqs(tags=SAMPLE_TAG, timeout_seconds=0.05):
+                self._in_flight[runner_id] = max(0, self._in_flight.get(runner_id, 0) - 1)
+                if result is not None:  # None: replies to RLlib's own state syncs
+                    replies[runner_id] = result
+                    waiting.discard(runner_id)
+            alive = set(group.healthy_env_runner_ids())
+            for runner_id in sorted(waiting - alive):  # died with its request in flight
+                self._samples_lost += self._in_flight.pop(runner_id, 0)
+                waiting.discard(runner_id)
+        return [replies[r] for r in sorted(replies)]
 
     def _wait_for_env_runners(self) -> None:
         """Every remote runner is down: wait until Ray restarted one (and bring it back), or fail saying why."""

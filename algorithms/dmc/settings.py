@@ -132,7 +132,16 @@ class DMCSettings:
     driver_sample_frames: int = option(200, "with remote env runners, the driver (where the learner runs) plays "
                                             "this many frames with its own env runner whenever no remote sample is "
                                             "ready, instead of waiting idle (on 2 cores: 1.56x the frames/s of "
-                                            "waiting; 0: never)", type=int)
+                                            "waiting; 0: never; not with --deterministic, which samples on the "
+                                            "env runners only)", type=int)
+    deterministic: bool = option(False, "sampling and updates take turns in a fixed order: one sample request to "
+                                        "every healthy env runner with the current weights, all waited for and "
+                                        "ingested in the runners' order, no driver sampling; torch's "
+                                        "deterministic algorithms and one thread in every learner. A seed then "
+                                        "fixes the run (its records but for the timing fields, its weights) "
+                                        "whatever else the machine runs; slower, as sampling and learning no longer "
+                                        "overlap. cardrl train's --deterministic (a run option) sets it",
+                                 cli=False)
     num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=positive_int,
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,

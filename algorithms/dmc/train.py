@@ -200,6 +200,10 @@ def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
     lines = [f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x "
              f"{args.num_envs_per_env_runner} games, model {config.q_model}, learner on {_learner_device(algo)}, "
              f"run dir {out}"]
+    if getattr(args, "deterministic", False):
+        lines.append(f"deterministic: sampling and updates take turns (one sample request to every env runner with "
+                     f"the current weights, taken in the runners' order; no driver sampling), so --seed {args.seed} "
+                     f"fixes the run; slower than the default, where they overlap")
     play = algo.play_options()
     if play.oracle is not None or play.pruned:
         lines.append(f"evaluation: {play.label()}"
@@ -230,7 +234,8 @@ DRIVER = Driver(
     name="dmc", title="DMC", settings=DMCSettings, agent_kind="checkpoint", build_config=build_config,
     describe=describe, progress=progress, evaluation=DMCEvaluation(),
     frames_trained=lambda algo: algo._frames_trained,
-    run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches"}), check=check,
+    run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches", "deterministic"}),
+    check=check,
     verify_checkpoint=_verify,
     resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners")
 

@@ -15,6 +15,11 @@ algorithm's ``run_info``), ``progress.jsonl`` is appended to (records written af
 ``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start. A run that starts
 afresh (no ``--resume``, or no complete checkpoint left to resume) moves the records of an earlier run in ``--out``
 to ``progress.discarded.jsonl`` too, so that its curves are its own.
+
+Reproducing a run (``--deterministic``, DMC only; docs/usage.md): the algorithm samples and updates in a fixed order,
+so one seed gives the same progress records, but for their timing fields (:data:`cardrl.run_dir.TIMING_FIELDS`), and
+the same weights on any machine state. :func:`deterministic_problems` refuses what would make a run depend on the
+clock: a stop or an evaluation by time, or more than one torch thread.
 """
 
 from __future__ import annotations
@@ -29,13 +34,14 @@ from cardrl import run_dir as files
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.run_config import run_dir, write_config
-from cardrl.algorithms.training.settings import values_from_args, with_flags
+from cardrl.algorithms.training.settings import RunSettings, values_from_args, with_flags
 
 __all__ = ["run_training", "check_training", "run_loop", "stop_rule", "stop_time_of", "RunClock",
-           "Sink", "RunFiles",
+           "Sink", "RunFiles", "deterministic_problems",
            "DEFAULT_STOP_TIME_S"]
 
 DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
+DEFAULT_EVAL_EVERY_S = RunSettings.eval_every  # --eval-every's default (a dataclass field's default is its class's)
 
 
 def stop_time_of(args: Namespace) -> float | None:
@@ -217,6 +223,30 @@ def _restore(driver: Driver, algo: Any, args: Namespace, out: Path, resume_from:
     return run_info
 
 
+def deterministic_problems(args: Namespace) -> list[str]:
+    """What a ``--deterministic`` run (the same records and weights from the same seed, however busy the machine)
+    can not take: a stop or an evaluation by the clock, which would fall at another iteration in every run, and more
+    than one torch thread. Checkpoints by the clock (``--checkpoint-every``) are allowed: they change nothing the
+    run computes. Empty without ``--deterministic``."""
+    if not getattr(args, "deterministic", False):
+        return []
+    problems = []
+    if args.stop_time is not None:
+        problems.append(f"--stop-time {args.stop_time:g}s stops by the clock: stop by frames with --stop-frames N")
+    elif not args.stop_frames:
+        problems.append(f"without --stop-frames the run stops by the clock (after {DEFAULT_STOP_TIME_S / 60:g}m): "
+                        f"give --stop-frames N")
+    if args.eval_every:
+        given = (f"--eval-every's default ({DEFAULT_EVAL_EVERY_S / 60:g}m)" if args.eval_every == DEFAULT_EVAL_EVERY_S
+                 else f"--eval-every {args.eval_every:g}s")
+        problems.append(f"{given} evaluates by the clock: give --eval-every 0 (and --eval-every-frames N to "
+                        f"evaluate at frame milestones)")
+    if args.learner_threads != 1:
+        problems.append(f"--learner-threads {args.learner_threads}: a deterministic learner computes with one torch "
+                        f"thread, give --learner-threads 1 (the default)")
+    return problems
+
+
 def _check_run_options(driver: Driver, args: Namespace) -> bool:
     """Refuse what the run options can not do together; returns whether the run resumes."""
     driver.check(args)
@@ -227,6 +257,10 @@ def _check_run_options(driver: Driver, args: Namespace) -> bool:
     for flag, value in (("--stop-time", args.stop_time), ("--checkpoint-every", args.checkpoint_every)):
         if value is not None and not value > 0:
             raise ValueError(f"{flag} must be a duration > 0, e.g. 90s, 10m or 2h; got {value:g}s")
+    problems = deterministic_problems(args)
+    if problems:
+        raise ValueError("--deterministic fixes the run by its seed, so it takes nothing that depends on the clock "
+                         "or the machine: " + "; ".join(problems))
     if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
         raise ValueError(f"--out {args.out} is a file; give the run directory to write (made if missing)")
     if args.restore is not None:

@@ -55,7 +55,8 @@ def type_copy(value):
 OPTIONAL_RUN_OPTIONS = {"resume": " only; --algo {algo} starts from a checkpoint with --restore PATH",
                         "eval_every_frames": " only; --algo {algo} evaluates by the clock, --eval-every",
                         "eval_unpruned": " with --prune mcs only (ODMC); --algo {algo} does not prune",
-                        "final_matches": " only; --algo {algo} plays no whole matches at the end"}
+                        "final_matches": " only; --algo {algo} plays no whole matches at the end",
+                        "deterministic": " only; --algo {algo} has no deterministic mode"}
 
 
 @dataclass
@@ -104,8 +105,18 @@ class RunSettings:
     match_bonus: bool = option(False, "guandan: DanZero+'s match reward, +1 / -1 for the won / lost match (dmc: "
                                       "added to every deal's samples of the match; topk-ppo: to the match's last "
                                       "decision, as the authors' actors do)")
-    seed: int = option(0, "seed of the env runners' deals, the evaluation deals and the baselines",
+    seed: int = option(0, "seed of the env runners' deals and exploration, the networks' initial weights, the "
+                          "evaluation deals and the baselines; the whole run only in dmc's deterministic mode",
                      type=non_negative_int)
+    deterministic: bool = option(False, "dmc: debugging and exact reproduction: sampling and updates take turns in "
+                                        "a fixed order (one sample request to every env runner with the current "
+                                        "weights, all waited for and taken in the runners' order; the driver does "
+                                        "not sample; one torch thread), so --seed fixes the whole run, its progress "
+                                        "records (all but their timing fields) and its weights, however busy the "
+                                        "machine. Slower: the env runners idle while the learner updates and the "
+                                        "learner while they sample. It stops and evaluates by frames only: give "
+                                        "--stop-frames and --eval-every 0 (--eval-every-frames N evaluates during "
+                                        "the run)")
 
 
 def flag_of(f) -> str:

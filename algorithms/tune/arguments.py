@@ -16,7 +16,7 @@ SCHEDULERS = ("asha", "fifo")
 PLACEMENT_STRATEGIES = ("PACK", "SPREAD", "STRICT_PACK", "STRICT_SPREAD")
 # run options that a sweep takes from its command line (every trial alike), not from the space file
 _RUN_SKIP = ("restore", "resume", "checkpoint_every", "eval_against", "out", "eval_every", "eval_every_frames",
-             "eval_unpruned")
+             "eval_unpruned", "deterministic")  # deterministic: a trial evaluates by the clock
 
 
 def add_tune_arguments(parser: argparse.ArgumentParser) -> None:

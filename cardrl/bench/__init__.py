@@ -12,7 +12,10 @@
   (:mod:`cardrl.bench.scale_measure`), frames/s predicted for 4 to 160 CPUs with a CPU or GPU learner
   (:mod:`cardrl.bench.scale_model`, docs/scaling.md);
 * :mod:`cardrl.bench.learning`: ``cardrl bench learning GAME``, which DMC variant learns fastest: resumable runs per
-  (variant, seed), curves pooled over seeds, time to ADP > 0 against each baseline (docs/learning.md);
+  (variant, seed) (:mod:`cardrl.bench.learning_cli`: its flags), reported with runs as the unit
+  (:mod:`cardrl.bench.learning_report`: the figures; :mod:`cardrl.bench.run_stats`: the statistics over runs, rliable;
+  :mod:`cardrl.bench.learning_format`: markdown and PNG; docs/learning.md);
+* :mod:`cardrl.bench.readme_table`: ``cardrl bench table``, the README's benchmark table from the kept result files;
 * :mod:`cardrl.bench.chaos`: ``cardrl bench chaos GAME``, DMC under env-runner kills, driver kills with ``--resume``
   and an interrupted checkpoint write, beside an undisturbed run (:mod:`cardrl.bench.chaos_run`: the watched run and
   its faults; :mod:`cardrl.bench.run_processes`: its processes; :mod:`cardrl.bench.reliability`: the arithmetic);
@@ -35,7 +38,7 @@ __all__ = ["add_bench_parsers", "main_bench", "bench_env", "format_bench_env", "
 _HOME = {"add_bench_parsers": "cli", "main_bench": "cli", "bench_env": "env", "format_bench_env": "env",
          "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train",
          "bench_scale": "scale", "format_bench_scale": "scale", "machine_description": "common",
-         "run_learning": "learning", "format_learning": "learning"}
+         "run_learning": "learning", "format_learning": "learning_format"}
 
 
 def __getattr__(name: str):

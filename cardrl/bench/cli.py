@@ -1,4 +1,4 @@
-"""``cardrl bench env|mcs|train|scale|learning|chaos|soak GAME``: the benchmark subcommands of the ``cardrl``
+"""``cardrl bench env|mcs|train|scale|learning|chaos|soak GAME`` and ``cardrl bench table``: the benchmark subcommands of the ``cardrl``
 command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
@@ -38,6 +38,9 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
     env.add_argument("--moves", action="store_true",
                      help="legal-move generation only: leads by hand size and, in games with wild cards, dealt leads "
                           "by wild cards held (mean and p99 us)")
+    env.add_argument("--json-out", default=None, metavar="PATH",
+                     help="also write every figure printed, with the command, the UTC date, the machine and its load "
+                          "averages at start and end, to this JSON file (cardrl.bench.json_out)")
 
     mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
                              description="K of dealt hands, cold and memoised, and prune_moves per step of random "
@@ -65,15 +68,18 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                            "(docs/scaling.md; e.g. cardrl bench scale doudizhu).")
     add_scale_arguments(scale)
 
-    from cardrl.bench.learning import add_learning_arguments
+    from cardrl.bench.learning_cli import add_learning_arguments
 
-    learning = targets.add_parser("learning", help="which DMC variant learns fastest: curves over frames and minutes, "
-                                                   "time to beat each baseline, pooled over seeds",
+    learning = targets.add_parser("learning", help="which DMC variant learns fastest: runs as the unit, over frames "
+                                                   "and minutes, against each baseline",
                                   description="Trains each variant from each seed to the same frames in its own "
                                               "resumable run directory, evaluates all at the same frame milestones "
-                                              "on the same deals, and reports pooled curves, time to ADP > 0 and "
+                                              "on the same deals, and reports with runs as the unit (rliable): the "
+                                              "mean over runs with bootstrap intervals, each variant's probability "
+                                              "of improvement over the reference, each run's time to ADP > 0 and "
                                               "frames/s (learning.md, results.json, learning.png; e.g. cardrl bench "
-                                              "learning doudizhu --variants dmc odmc --seeds 3 --frames 2000000).")
+                                              "learning doudizhu --variants dmc odmc --seed-list 0 1 2 3 4 --frames "
+                                              "2000000).")
     add_learning_arguments(learning)
 
     from cardrl.bench.chaos import add_chaos_arguments
@@ -99,6 +105,14 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                           "at 24 h (soak.md, soak.json, soak.png; docs/operations.md; e.g. cardrl "
                                           "bench soak doudizhu --duration 2h).")
     add_soak_arguments(soak)
+
+    table = targets.add_parser("table", help="the README's benchmark table from the kept result files",
+                               description="Computes every cell of the README's benchmark table from the result "
+                                           "file its row names (cardrl.bench.readme_table) and prints it; exit 1 "
+                                           "when the README's table differs; --write puts it in the README.")
+    table.add_argument("--readme", default="README.md", help="the README (default README.md; files are read "
+                                                             "relative to its directory)")
+    table.add_argument("--write", action="store_true", help="rewrite the README's table")
     return bench
 
 
@@ -113,7 +127,7 @@ def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
 
 # each target's check of its options, run before anything is measured (main_bench's callers: cardrl.cli)
 _CHECKS = {"chaos": "cardrl.bench.chaos:check_chaos", "soak": "cardrl.bench.soak:check_soak",
-           "learning": "cardrl.bench.learning:check_learning", "train": "cardrl.bench.train:check_bench_train",
+           "learning": "cardrl.bench.learning_cli:check_learning", "train": "cardrl.bench.train:check_bench_train",
            "scale": "cardrl.bench.scale:check_scale_args"}
 
 
@@ -124,6 +138,30 @@ def check_bench(args: argparse.Namespace) -> None:
 
     if args.target in _CHECKS:
         resolve(_CHECKS[args.target])(args)
+
+
+def _main_bench_env(args: argparse.Namespace) -> int:
+    """``cardrl bench env GAME [--moves] [--json-out PATH]``: print the tables; with ``--json-out``, also write
+    them as JSON (:mod:`cardrl.bench.json_out`)."""
+    from cardrl.bench.env import bench_env, bench_moves, format_bench_env, format_bench_moves
+    from cardrl.bench.json_out import (BenchClock, bench_command, env_figures, moves_figures, prepare_json_out,
+                                       write_json_out)
+
+    json_out = getattr(args, "json_out", None)
+    if json_out:
+        prepare_json_out(json_out)
+    clock = BenchClock()
+    if args.moves:
+        result = bench_moves(args.game, seconds=args.seconds, hands=args.hands)
+        text, kind, figures = format_bench_moves(result), "env --moves", moves_figures(result)
+    else:
+        result = bench_env(args.game, seconds=args.seconds, peers=not args.no_peers, hands=args.hands)
+        text, kind, figures = format_bench_env(result), "env", env_figures(result)
+    print(text, flush=True)
+    if json_out:
+        path = write_json_out(json_out, clock.record(kind, bench_command("env", args), figures, result, text))
+        print(f"json: {path}", flush=True)
+    return 0
 
 
 def build_bench_parser() -> argparse.ArgumentParser:
@@ -137,15 +175,7 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     if not isinstance(args, argparse.Namespace):
         args = build_bench_parser().parse_args(args)
     if args.target == "env":
-        from cardrl.bench.env import bench_env, print_bench_env
-
-        if args.moves:
-            from cardrl.bench.env import bench_moves, format_bench_moves
-
-            print(format_bench_moves(bench_moves(args.game, seconds=args.seconds, hands=args.hands)), flush=True)
-            return 0
-        print_bench_env(bench_env(args.game, seconds=args.seconds, peers=not args.no_peers, hands=args.hands))
-        return 0
+        return _main_bench_env(args)
     if args.target == "mcs":
         from cardrl.bench.mcs import bench_mcs, print_bench_mcs
 
@@ -160,7 +190,7 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
 
         return main_bench_scale(args)
     if args.target == "learning":
-        from cardrl.bench.learning import main_bench_learning
+        from cardrl.bench.learning_cli import main_bench_learning
 
         return main_bench_learning(args)
     if args.target == "chaos":
@@ -171,4 +201,9 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.soak import main_bench_soak
 
         return main_bench_soak(args)
-    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning, chaos, soak")
+    if args.target == "table":
+        from cardrl.bench.readme_table import main_bench_table
+
+        return main_bench_table(args.readme, args.write)
+    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning, chaos, soak, "
+                     f"table")

@@ -11,15 +11,14 @@ minutes counted from the start's. Every run evaluates its greedy networks at the
 (``--eval-every-frames``) on the same seeded deals (``--seed`` of the evaluation, sides swapped) against the same
 baselines (the game's random and rule agents by default), and its evaluation time is kept out of its training time.
 
-The report (``results.json``, ``learning.md``, ``learning.png`` in ``OUT``) gives per variant:
-
-* the learning curves over frames and over training minutes, each point the ADP (DouDiZhu; Big2: cards; GuanDan:
-  points per deal) pooled over seeds: the mean of every seed's deals with the 95% t-interval of that pooled sample
-  (:func:`pooled_interval`, between-seed spread included);
-* frames and minutes to the first evaluation whose interval lies above 0 against each baseline (the papers' "time to
-  ADP > 0", Luo & Tan 2024 Tables 8-9): each seed's, their median (:func:`median_reached`: a seed that never got
-  there counts as later than every seed that did) and the pooled curve's (:func:`first_above_zero`);
-* frames/s of training alone (median over seeds).
+The report (``results.json``, ``learning.md``, ``learning.png`` in ``OUT``) takes the runs as the unit
+(:mod:`cardrl.bench.learning_report`, :mod:`cardrl.bench.run_stats`, rliable): per variant, baseline and milestone
+(frames trained; minutes of training between runs on one machine, each run's ``machine.json``) the mean over runs
+with a bootstrap interval over runs; each variant against the reference variant (``--reference``, by default the
+first): the probability of improvement and the difference of means with their intervals, and the runs per variant
+that would tell them apart; each run's time to its first evaluation above 0 with the median and range over runs;
+frames/s of training alone (median over runs). Scores of one run are ADP (DouDiZhu; Big2: cards; GuanDan: points)
+per deal; a run's deal-level interval says only whether that evaluation lies above 0.
 
 A benchmark outlives the machine it runs on with ``--keep DIR`` (a directory to commit, e.g. under docs/): each
 finished run's evaluation records (its ``progress.jsonl`` cut to the evaluations and the final record, a few KB) and
@@ -32,10 +31,8 @@ Benchmarks report; they assert nothing about which variant wins (tests check the
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import shlex
 import shutil
 import signal
 import subprocess
@@ -46,19 +43,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardrl.args import non_negative_int, positive_float, positive_int
-from cardrl.bench.checks import check_specs, split_train_flags
 from cardrl.bench.common import machine_description
-from cardrl.bench.learning_report import (first_above_zero, format_learning, median_of, median_reached,
-                                          plot_learning, pooled_interval, read_run, summarise)
-from cardrl.games.registry import game_names, get_game
-from cardrl.presets import ORACLE_SHARE, START_SHARE, Preset, variants
+from cardrl.bench.learning_format import format_learning, plot_learning
+from cardrl.bench.learning_report import MACHINE, compare, median_of, read_run, record_machine, summarise
+from cardrl.games.registry import get_game
+from cardrl.presets import START_SHARE, Preset, variants
 from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "train_argv", "read_run",
-           "pooled_interval", "first_above_zero", "median_reached", "summarise", "format_learning", "plot_learning",
-           "run_learning", "add_learning_arguments", "main_bench_learning", "ORACLE_SHARE", "START_SHARE", "keep_run",
-           "read_benchmark_run", "join_stages"]
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "train_argv",
+           "run_learning", "keep_run", "read_benchmark_run", "join_stages", "write_report", "variant_flags"]
 
 # ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
@@ -135,7 +128,7 @@ def join_stages(parts: Sequence[tuple[Stage, dict[str, Any]]]) -> dict[str, Any]
     if len(parts) == 1:
         return parts[0][1]
     joined: dict[str, Any] = {"evals": {}, "frames": 0, "train_s": 0.0, "frames_per_s": None, "done": True,
-                              "matches": None}
+                              "matches": None, "machine": None}
     for stage, run in parts:
         for milestone, point in run["evals"].items():
             joined["evals"][stage.offset + milestone] = {
@@ -145,6 +138,9 @@ def join_stages(parts: Sequence[tuple[Stage, dict[str, Any]]]) -> dict[str, Any]
         joined["train_s"] += run["train_s"]
         joined["done"] = joined["done"] and run["done"]
         joined["matches"] = run["matches"]
+        machines = [m for m in (joined["machine"], run["machine"]) if m]
+        joined["machine"] = machines[0] if len(set(machines)) == 1 else (
+            "mixed: " + "; ".join(machines) if machines else None)
     if joined["train_s"] > 0:
         joined["frames_per_s"] = joined["frames"] / joined["train_s"]
     return joined
@@ -158,7 +154,7 @@ def read_benchmark_run(out: Path, keep: Path | None, variant: str, seed: int, fr
 
 def keep_run(run: Path, kept: Path) -> Path:
     """Copy finished run ``run``'s evaluation records (every record with an evaluation, and the final one: all that
-    :func:`read_run` needs) and its ``config.json`` to directory ``kept``; returns it."""
+    :func:`read_run` needs), its ``config.json`` and ``machine.json`` to directory ``kept``; returns it."""
     records = [r for r in read_progress(run, torn_last_line=True) if "eval" in r or r.get("final")]
     if not any(r.get("final") for r in records):
         raise ValueError(f"{run} has no final record: only a finished run is kept")
@@ -166,8 +162,9 @@ def keep_run(run: Path, kept: Path) -> Path:
     tmp = kept / (PROGRESS + ".tmp")
     tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     os.replace(tmp, kept / PROGRESS)
-    if (run / CONFIG).is_file():
-        shutil.copyfile(run / CONFIG, kept / CONFIG)
+    for name in (CONFIG, MACHINE):
+        if (run / name).is_file():
+            shutil.copyfile(run / name, kept / name)
     return kept
 
 
@@ -198,32 +195,38 @@ def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_fr
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------
-def _write_report(out: Path, keep: Path | None, game: str, variants: Sequence[str], seeds: Sequence[int], frames: int,
-                  against: Sequence[str], command: str) -> tuple[dict[str, Any], str]:
+def write_report(out: Path, keep: Path | None, game: str, variants: Sequence[str], seeds: Sequence[int], frames: int,
+                 against: Sequence[str], command: str, reference: str | None = None) -> tuple[dict[str, Any], str]:
     """Read every run, write learning.md, results.json and learning.png (in ``out``, and in ``keep`` where given);
-    returns the summary and the markdown."""
+    returns the figures (``variants``: :func:`summarise`'s, ``comparisons``: :func:`compare`'s against
+    ``reference``, by default the first variant) and the markdown."""
+    reference = reference or variants[0]
     runs = {v: {s: read_benchmark_run(out, keep, v, s, frames) for s in seeds} for v in variants}
     summary = summarise(runs, against)
+    comparisons = compare(summary, reference)
     machine = machine_description()
     date = time.strftime("%Y-%m-%d")
-    text = format_learning(summary, game=game, against=against, frames=frames, command=command, machine=machine,
-                           date=date)
+    text = format_learning(summary, comparisons, game=game, against=against, frames=frames, reference=reference,
+                           command=command, machine=machine, date=date)
     (out / "learning.md").write_text(text)
-    (out / "results.json").write_text(json.dumps({"game": game, "frames": frames, "against": list(against),
-                                                  "seeds": list(seeds), "command": command, "machine": machine,
-                                                  "date": date, "variants": summary}, indent=1, default=str))
-    plot_learning(summary, against, out / "learning.png", f"{game}: learning curves pooled over seeds")
+    figures = {"game": game, "frames": frames, "against": list(against), "seeds": list(seeds), "command": command,
+               "machine": machine, "date": date, "reference": reference, "variants": summary,
+               "comparisons": comparisons}
+    (out / "results.json").write_text(json.dumps(figures, indent=1, default=str))
+    plot_learning(runs, summary, against, out / "learning.png", f"{game}: each run faint, the mean over runs with "
+                  "its bootstrap interval")
     if keep is not None:
         keep.mkdir(parents=True, exist_ok=True)
         for name in ("learning.md", "results.json", "learning.png"):
             shutil.copyfile(out / name, keep / name)
-    return summary, text
+    return figures, text
 
 
 def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, frames: int, eval_every_frames: int,
                  eval_deals: int, against: Sequence[str], out: Path, keep: str | Path | None = None,
                  hours: float | None = None, report_only: bool = False, num_env_runners: int = 1,
-                 extra: Sequence[str] = (), command: str = "", say=print) -> dict[str, Any]:
+                 extra: Sequence[str] = (), command: str = "", reference: str | None = None,
+                 say=print) -> dict[str, Any]:
     """Train every (variant, seed) run not yet at ``frames`` (seed by seed, so that a partial benchmark has every
     variant on its first seeds), then write the report. ``hours`` bounds this invocation: a run still going then is
     stopped (its latest checkpoint resumes it next time). ``keep``: where finished runs are kept (module docstring)."""
@@ -255,15 +258,15 @@ def run_learning(game: str, variants: Sequence[str], seeds: Sequence[int], *, fr
             if run["frames_per_s"]:
                 rates.append(run["frames_per_s"])
             _keep_finished(out, keep, [variant], [seed], frames, say)
-            _write_report(out, keep, game, variants, seeds, frames, against, command)
+            write_report(out, keep, game, variants, seeds, frames, against, command, reference)
             if code != 0 and not (deadline is not None and time.time() >= deadline):
                 raise RuntimeError(f"run {variant} seed {seed} failed (exit {code}); its log is above, its directory "
                                    f"{run_directory(out, variant, seed)}; the same command resumes it")
-    summary, text = _write_report(out, keep, game, variants, seeds, frames, against, command)
+    figures, text = write_report(out, keep, game, variants, seeds, frames, against, command, reference)
     say(text, flush=True)
     say(f"report: {out / 'learning.md'}, {out / 'results.json'}, {out / 'learning.png'}"
         + (f" (and in {keep})" if keep else ""), flush=True)
-    return summary
+    return figures
 
 
 def _train_stages(game: str, variant: str, seed: int, frames: int, out: Path, keep: Path | None,
@@ -287,6 +290,7 @@ def _train_stages(game: str, variant: str, seed: int, frames: int, out: Path, ke
             say(f"-- stage {i + 1}/{len(run_stages)}: {stage.variant} to {stage.frames:,} frames in {directory}",
                 flush=True)
         argv_i = train_argv(game, variant, seed, frames=frames, out=out, stage=i, **argv)
+        record_machine(directory, read_run(directory, stage.frames)["frames"])
         code = _run_child([sys.executable, "-m", "cardrl.cli", *argv_i], deadline)
         if code != 0 or not read_run(directory, stage.frames)["done"]:
             return code
@@ -333,85 +337,3 @@ def _run_child(argv: list[str], deadline: float | None) -> int:
         os.killpg(child.pid, signal.SIGTERM)
         child.wait()
         raise
-
-
-# ---- the command line ------------------------------------------------------------------------------------------------
-def add_learning_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", choices=list(game_names()), help="the game to train")
-    parser.add_argument("--variants", nargs="+", default=None,
-                        help=f"variants to compare (default: {' and '.join(DEFAULT_VARIANTS)}); every one: "
-                             f"{', '.join(VARIANTS)} (each game takes those that apply to it)")
-    parser.add_argument("--seeds", type=positive_int, default=3, help="seeds 1..N (default 3)")
-    parser.add_argument("--seed-list", type=non_negative_int, nargs="+", default=None,
-                        help="these seeds instead of 1..N")
-    parser.add_argument("--frames", type=positive_int, default=2_000_000, help="frames per run (default 2,000,000)")
-    parser.add_argument("--eval-every-frames", type=positive_int, default=200_000,
-                        help="frames between evaluations (default 200,000)")
-    parser.add_argument("--eval-deals", type=positive_int, default=500,
-                        help="deals per evaluation, each played once per seat arrangement (default 500)")
-    parser.add_argument("--against", nargs="+", default=None,
-                        help="baseline agent specs (default: random and the game's rule agents: DouDiZhu's rule "
-                             "and rlcard, Big2's rule, GuanDan's rule and rule-control)")
-    parser.add_argument("--out", default=None, help="benchmark directory (default: runs/bench_learning_GAME)")
-    parser.add_argument("--keep", default=None,
-                        help="a directory to commit: each finished run's evaluation records and config are copied "
-                             "there, with the report; runs finished there are not trained again (a benchmark "
-                             "continued on another machine)")
-    parser.add_argument("--hours", type=positive_float, default=None,
-                        help="stop this invocation after this many hours (the same command continues it)")
-    parser.add_argument("--num-env-runners", type=non_negative_int, default=1, help="env runners per run (default 1)")
-    parser.add_argument("--report-only", action="store_true", help="write the report from the runs as they are")
-    parser.add_argument("--train-args", default="",
-                        help="more cardrl train flags for every run, one quoted string (e.g. \"--eval-unpruned\")")
-
-
-def default_against(game: str) -> list[str]:
-    """Random play and every rule agent the game registers (DouDiZhu: cardrl's and RLCard's)."""
-    return ["random", *get_game(game).agent_kinds]
-
-
-def _variants(args: argparse.Namespace) -> list[str]:
-    """The variants to train: ``--variants``, by default :data:`DEFAULT_VARIANTS`."""
-    return list(args.variants or DEFAULT_VARIANTS)
-
-
-def _benchmark_out(args: argparse.Namespace) -> Path:
-    """The benchmark's directory: ``--out``, by default ``runs/bench_learning_GAME``."""
-    return Path(args.out or f"runs/bench_learning_{get_game(args.game).name}")
-
-
-def check_learning(args: argparse.Namespace) -> None:
-    """What ``cardrl bench learning`` checks before it trains (ValueError naming the option)."""
-    if args.eval_every_frames > args.frames:
-        raise ValueError(f"--eval-every-frames {args.eval_every_frames:,} is more than --frames {args.frames:,}: no "
-                         f"evaluation but the last")
-    variants = _variants(args)
-    if len(set(variants)) != len(variants):
-        raise ValueError(f"--variants names one twice: {variants}")
-    for name in variants:
-        variant_flags(name, args.game, args.frames)
-    check_specs(args.game, args.against, "--against")
-    split_train_flags(args.train_args)
-    out = _benchmark_out(args)
-    if args.keep is not None and Path(args.keep).resolve() == out.resolve():
-        raise ValueError(f"--keep {args.keep} is the benchmark's own --out: give another directory (the kept runs are "
-                         f"cut to their evaluations; the runs in --out keep their checkpoints and every record)")
-
-
-def main_bench_learning(args: argparse.Namespace) -> int:
-    game = get_game(args.game).name
-    variants = _variants(args)
-    seeds = args.seed_list or list(range(1, args.seeds + 1))
-    check_learning(args)
-    against = args.against or default_against(game)
-    out = _benchmark_out(args)
-    # the command that trains these runs (a --report-only invocation names the same runs)
-    command = ("cardrl " + " ".join(shlex.quote(a) for a in sys.argv[1:] if a != "--report-only")
-               if sys.argv[1:3] == ["bench", "learning"] else f"cardrl bench learning {game}")
-    print(machine_description(), flush=True)
-    run_learning(game, variants, seeds, frames=args.frames, eval_every_frames=args.eval_every_frames,
-                 eval_deals=args.eval_deals, against=against, out=out,
-                 keep=args.keep, hours=args.hours,
-                 report_only=args.report_only, num_env_runners=args.num_env_runners,
-                 extra=split_train_flags(args.train_args), command=command)
-    return 0

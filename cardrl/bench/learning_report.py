@@ -1,30 +1,44 @@
-"""The learning benchmark's report (``cardrl bench learning GAME``, :mod:`cardrl.bench.learning`): each run's
-evaluations read from its ``progress.jsonl``, the arithmetic over seeds (pooled intervals, time to ADP > 0 per seed,
-its median and the pooled curve's) and the report itself (markdown tables and the plot).
+"""The learning benchmark's figures (``cardrl bench learning GAME``, :mod:`cardrl.bench.learning`): each run's
+evaluations read from its ``progress.jsonl`` and the machine it ran on from its ``machine.json``, then the statistics
+with runs as the unit (:mod:`cardrl.bench.run_stats`): per variant and milestone (frames trained, and minutes of
+training on one machine) the mean over runs with its bootstrap interval, each variant against the reference variant
+(probability of improvement, difference of means, the runs that would decide it), and each run's time to its first
+evaluation above 0 with their median and range. :mod:`cardrl.bench.learning_format` writes them as markdown and PNG.
+
+A single run's deal-level interval (its evaluation's ``adp_low``/``adp_high``) is used for that run alone: whether
+that evaluation lies above 0. Deals of several runs are never pooled into one interval: runs of one configuration
+land further apart than their deal-level intervals (docs/learning.md, "What a seed fixes").
 """
 
 from __future__ import annotations
 
-import math
+import json
 import statistics
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cardrl.games.registry import get_game
+from cardrl.bench.common import load_average, machine_description
+from cardrl.bench.run_stats import improvement, mean_over_runs, runs_needed, time_to_threshold, verdict
 from cardrl.run_dir import PROGRESS, read_progress
 
-__all__ = ["read_run", "training_seconds", "pooled_interval", "first_above_zero", "median_reached", "median_of",
-           "summarise", "format_learning", "plot_learning"]
+__all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "training_seconds", "first_above_zero",
+           "median_of", "summarise", "compare"]
+
+MACHINE = "machine.json"  # a run directory's record of the machines that trained it (record_machine)
+# training minutes at which runs on one machine are compared (each run's last evaluation within the mark)
+MINUTE_MARKS = (1, 2, 3, 5, 7.5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 360, 480)
 
 
 # ---- reading runs --------------------------------------------------------------------------------------------------
 def read_run(directory: Path, frames: int) -> dict[str, Any]:
     """One run's evaluations from its ``progress.jsonl``: ``evals`` (milestone frames -> {frames_trained,
     train_s, results}), ``frames``, ``train_s``, ``frames_per_s``, ``done`` (the budget reached) and ``matches``
-    (whole-match results of the final evaluation, where the game plays matches)."""
+    (whole-match results of the final evaluation, where the game plays matches), ``machine`` (:func:`record_machine`'s
+    description, "mixed: ..." where machines differed, None where the run has no record)."""
     run: dict[str, Any] = {"evals": {}, "frames": 0, "train_s": 0.0, "frames_per_s": None, "done": False,
-                           "matches": None}
+                           "matches": None, "machine": _machine_of(Path(directory))}
     if not (Path(directory) / PROGRESS).is_file():  # not started
         return run
     eval_s_before = 0.0
@@ -59,26 +73,28 @@ def training_seconds(record: dict, eval_s_before: float) -> float:
     return float(record.get("time_s") or 0.0) - eval_s
 
 
+def record_machine(directory: Path, frames_at_start: int) -> None:
+    """Append to ``directory/machine.json`` the machine about to train the run from ``frames_at_start`` frames: its
+    description, the UTC time and the 1-minute load average before the run starts (what else the machine was doing)."""
+    path = Path(directory) / MACHINE
+    segments = json.loads(path.read_text())["segments"] if path.is_file() else []
+    segments.append({"machine": machine_description(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                     "frames_at_start": int(frames_at_start), "load_before": load_average()})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"segments": segments}, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def _machine_of(directory: Path) -> str | None:
+    path = directory / MACHINE
+    if not path.is_file():
+        return None
+    machines = list(dict.fromkeys(s["machine"] for s in json.loads(path.read_text())["segments"]))
+    return machines[0] if len(machines) == 1 else "mixed: " + "; ".join(machines)
+
+
 # ---- the arithmetic ------------------------------------------------------------------------------------------------
-def pooled_interval(parts: Sequence[tuple[int, float, float]], confidence: float = 0.95) -> dict[str, float]:
-    """Mean and t-interval of the pooled deals of several evaluations, each given as ``(deals, mean, sd)``: the
-    pooled sample's variance is the within-evaluation sum of squares plus the spread of the evaluations' means
-    about the pooled mean, over N - 1 (N the deals in all)."""
-    from scipy import stats
-
-    parts = [(int(n), float(m), float(s)) for n, m, s in parts if n > 0]
-    if not parts:
-        raise ValueError("pooled_interval needs at least one evaluation with deals")
-    total = sum(n for n, _, _ in parts)
-    mean = sum(n * m for n, m, _ in parts) / total
-    if total < 2:
-        return {"adp": mean, "adp_low": mean, "adp_high": mean, "deals": total}
-    squares = sum((n - 1) * s * s + n * (m - mean) ** 2 for n, m, s in parts)
-    sem = math.sqrt(squares / (total - 1) / total)
-    half = float(stats.t.ppf((1 + confidence) / 2, total - 1)) * sem
-    return {"adp": mean, "adp_low": mean - half, "adp_high": mean + half, "deals": total}
-
-
 def first_above_zero(points: Sequence[dict[str, float]]) -> dict[str, float] | None:
     """The first point (in frames) whose interval lies above 0 (``adp_low > 0``), or None: ``{"frames",
     "minutes"}``."""
@@ -88,64 +104,139 @@ def first_above_zero(points: Sequence[dict[str, float]]) -> dict[str, float] | N
     return None
 
 
-def median_reached(reached: Sequence[dict[str, float] | None], key: str = "frames") -> float | None:
-    """Median over seeds of when each first lay above 0; a seed that never did counts as later than every seed that
-    did, so the median is None when half or more never did (even count: the mean of the middle two)."""
-    middle = median_of([math.inf if r is None else float(r[key]) for r in reached])
-    return None if middle is None or math.isinf(middle) else middle
-
-
 def median_of(values: Sequence[float | None]) -> float | None:
     """The median of the values given (None ones left out), or None when there are none."""
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
 
 
-def summarise(runs: dict[str, dict[int, dict]], against: Sequence[str]) -> dict[str, Any]:
-    """Per variant: pooled curves per baseline, per-seed and median time to ADP > 0, the pooled curve's first
-    crossing, frames/s. ``runs``: variant -> seed -> :func:`read_run`'s dict."""
+def _score_at_minutes(run: dict[str, Any], baseline: str, minutes: float) -> float | None:
+    """A run's score at ``minutes`` of training: its last evaluation within them; None where the run did not train
+    that long (its score then is unknown) or had no evaluation yet."""
+    if run["train_s"] < minutes * 60:
+        return None
+    within = [ev for m, ev in sorted(run["evals"].items())
+              if ev["train_s"] <= minutes * 60 and baseline in ev["results"]]
+    return within[-1]["results"][baseline]["adp"] if within else None
+
+
+def _scores_by_frames(seeds: dict[int, dict], baseline: str) -> dict[int, dict[int, float]]:
+    """milestone -> seed -> score of each run that has evaluated that milestone so far."""
+    milestones = sorted({m for run in seeds.values() for m in run["evals"]})
+    return {m: {seed: run["evals"][m]["results"][baseline]["adp"] for seed, run in seeds.items()
+                if m in run["evals"] and baseline in run["evals"][m]["results"]} for m in milestones}
+
+
+def _scores_by_minutes(seeds: dict[int, dict], baseline: str) -> dict[str, dict[float, dict[int, float]]]:
+    """machine -> minute mark -> seed -> score, a mark kept where every run on that machine has a score there."""
+    out: dict[str, dict[float, dict[int, float]]] = {}
+    for machine in dict.fromkeys(_machine(run) for run in seeds.values()):
+        group = {s: r for s, r in seeds.items() if _machine(r) == machine}
+        marks: dict[float, dict[int, float]] = {}
+        for mark in MINUTE_MARKS:
+            scores = {s: _score_at_minutes(r, baseline, mark) for s, r in group.items()}
+            if all(v is not None for v in scores.values()):
+                marks[mark] = scores
+        out[machine] = marks
+    return out
+
+
+def _machine(run: dict[str, Any]) -> str:
+    return run["machine"] or "unrecorded"
+
+
+def _level(by_point: dict[Any, dict[int, float]], key: str, seed: int) -> list[dict[str, Any]]:
+    return [{key: point, **mean_over_runs(list(scores.values()), seed=seed), "scores": scores}
+            for point, scores in by_point.items() if scores]
+
+
+def summarise(runs: dict[str, dict[int, dict]], against: Sequence[str], *, seed: int = 0) -> dict[str, Any]:
+    """Per variant (``runs``: variant -> seed -> :func:`read_run`'s dict) and baseline: ``by_frames`` and
+    ``by_minutes`` (per machine) the mean over runs with its interval and the runs' scores; ``reached``: each run's
+    first evaluation above 0 (its own deal-level interval); ``to_threshold``: their median and range in frames, and
+    in minutes per machine (a run still going that has not got there is left out); the pass rates (pooled counts);
+    frames/s (median over runs). ``seed`` seeds the bootstraps. A run not yet evaluated is left out."""
     out: dict[str, Any] = {}
-    for variant, seeds in runs.items():
-        milestones = sorted({m for run in seeds.values() for m in run["evals"]})
-        curves: dict[str, list] = {}
-        per_seed: dict[str, dict] = {}
+    for variant, all_seeds in runs.items():
+        seeds = {s: run for s, run in all_seeds.items() if run["evals"]}  # a run not yet evaluated says nothing
+        by_frames, by_minutes, reached, to_threshold = {}, {}, {}, {}
         for baseline in against:
-            curve = []
-            for m in milestones:
-                evs = [run["evals"][m] for run in seeds.values()
-                       if m in run["evals"] and baseline in run["evals"][m]["results"]]
-                if not evs:
-                    continue
-                parts = [(_deals(ev["results"][baseline]), ev["results"][baseline]["adp"],
-                          _sd(ev["results"][baseline])) for ev in evs]
-                pooled = pooled_interval(parts)
-                curve.append({"frames": m, **pooled, "seeds": len(evs),
-                              "minutes": median_of([ev["train_s"] / 60 for ev in evs]),
-                              **_pooled_passes([ev["results"][baseline] for ev in evs])})
-            curves[baseline] = curve
-            per_seed[baseline] = {}
-            for seed, run in seeds.items():
-                points = [{"frames": m, "minutes": ev["train_s"] / 60, "adp_low": ev["results"][baseline]["adp_low"]}
-                          for m, ev in run["evals"].items() if baseline in ev["results"]]
-                per_seed[baseline][seed] = first_above_zero(points)
+            by_frames[baseline] = _level(_scores_by_frames(seeds, baseline), "frames", seed)
+            for point in by_frames[baseline]:
+                evs = [run["evals"][point["frames"]] for run in seeds.values() if point["frames"] in run["evals"]]
+                point["minutes"] = median_of([ev["train_s"] / 60 for ev in evs])
+                point.update(_pooled_passes([ev["results"][baseline] for ev in evs if baseline in ev["results"]]))
+            by_minutes[baseline] = {machine: _level(marks, "minutes", seed)
+                                    for machine, marks in _scores_by_minutes(seeds, baseline).items()}
+            reached[baseline] = {
+                s: first_above_zero([{"frames": m, "minutes": ev["train_s"] / 60,
+                                      "adp_low": ev["results"][baseline]["adp_low"]}
+                                     for m, ev in run["evals"].items() if baseline in ev["results"]])
+                for s, run in seeds.items()}
+            # a run still going that has not got there yet is left out: it may yet
+            counted = {s: reached[baseline][s] for s, run in seeds.items() if run["done"] or reached[baseline][s]}
+            to_threshold[baseline] = {
+                "frames": time_to_threshold([r["frames"] if r else None for r in counted.values()]),
+                "minutes": {machine: time_to_threshold([counted[s]["minutes"] if counted[s] else None
+                                                        for s in counted if _machine(seeds[s]) == machine])
+                            for machine in dict.fromkeys(_machine(seeds[s]) for s in counted)}}
         out[variant] = {
-            "seeds": {seed: {"frames": run["frames"], "train_s": run["train_s"], "done": run["done"],
-                             "frames_per_s": run["frames_per_s"], "matches": run["matches"]}
-                      for seed, run in seeds.items()},
-            "curves": curves,
-            "reached": per_seed,
-            "median_reached": {b: {"frames": median_reached(list(per_seed[b].values()), "frames"),
-                                   "minutes": median_reached(list(per_seed[b].values()), "minutes"),
-                                   "seeds_reached": sum(r is not None for r in per_seed[b].values()),
-                                   "seeds": len(per_seed[b])} for b in against},
-            "pooled_reached": {b: first_above_zero(curves[b]) for b in against},
+            "seeds": {s: {"frames": run["frames"], "train_s": run["train_s"], "done": run["done"],
+                          "frames_per_s": run["frames_per_s"], "matches": run["matches"], "machine": run["machine"],
+                          "final": _final_points(run, against)}
+                      for s, run in seeds.items()},
+            "by_frames": by_frames, "by_minutes": by_minutes, "reached": reached, "to_threshold": to_threshold,
             "frames_per_s": median_of([run["frames_per_s"] for run in seeds.values()]),
         }
     return out
 
 
+def _final_points(run: dict[str, Any], against: Sequence[str]) -> dict[str, dict]:
+    """A run's last evaluation per baseline, with its own deal-level interval."""
+    if not run["evals"]:
+        return {}
+    milestone = max(run["evals"])
+    results = run["evals"][milestone]["results"]
+    return {b: {"frames": milestone, "adp": results[b]["adp"], "adp_low": results[b]["adp_low"],
+                "adp_high": results[b]["adp_high"]} for b in against if b in results}
+
+
+def compare(summary: dict[str, Any], reference: str, *, seed: int = 0) -> dict[str, Any]:
+    """Every other variant against ``reference`` per baseline, at each frame milestone both have and each minute
+    mark both have on one machine: :func:`~cardrl.bench.run_stats.improvement` with its :func:`verdict` and the
+    runs per variant that would decide it (:func:`runs_needed`)."""
+    if reference not in summary:
+        raise ValueError(f"the reference variant {reference!r} is not among the variants: {', '.join(summary)}")
+    ref = summary[reference]
+    out: dict[str, Any] = {}
+    for variant, s in summary.items():
+        if variant == reference:
+            continue
+        out[variant] = {}
+        for baseline, points in s["by_frames"].items():
+            entry: dict[str, Any] = {"by_frames": _compare_points(points, ref["by_frames"].get(baseline, []),
+                                                                  "frames", seed), "by_minutes": {}}
+            for machine, marks in s["by_minutes"][baseline].items():
+                theirs = ref["by_minutes"].get(baseline, {}).get(machine, [])
+                entry["by_minutes"][machine] = _compare_points(marks, theirs, "minutes", seed)
+            out[variant][baseline] = entry
+    return out
+
+
+def _compare_points(points: Sequence[dict], reference: Sequence[dict], key: str, seed: int) -> list[dict]:
+    by_key = {p[key]: p for p in reference}
+    rows = []
+    for p in points:
+        if p[key] not in by_key:
+            continue
+        x, y = list(p["scores"].values()), list(by_key[p[key]]["scores"].values())
+        comparison = improvement(x, y, seed=seed)
+        rows.append({key: p[key], **comparison, "verdict": verdict(comparison), "runs_needed": runs_needed(x, y)})
+    return rows
+
+
 def _pooled_passes(evs: Sequence[dict]) -> dict[str, Any]:
-    """``{"pass_rate": {side: passes / pass-legal decisions over the seeds}}`` where the evaluations counted them."""
+    """``{"pass_rate": {side: passes / pass-legal decisions over the runs}}`` where the evaluations counted them."""
     counts: dict[str, list[int]] = {}
     for ev in evs:
         for side, p in (ev.get("passes") or {}).items():
@@ -154,150 +245,3 @@ def _pooled_passes(evs: Sequence[dict]) -> dict[str, Any]:
             c[1] += int(p["passed"])
     rates = {side: c[1] / c[0] for side, c in counts.items() if c[0]}
     return {"pass_rate": rates} if rates else {}
-
-
-def _deals(ev: dict) -> int:
-    if "deals" not in ev:
-        raise ValueError("an evaluation without 'deals' (written by a cardrl older than the learning benchmark): "
-                         "rerun that run")
-    return int(ev["deals"])
-
-
-def _sd(ev: dict) -> float:
-    return float(ev.get("adp_sd", 0.0))
-
-
-# ---- the report ----------------------------------------------------------------------------------------------------
-def _count(frames: float | None) -> str:
-    if frames is None:
-        return "-"
-    if frames < 1e3:
-        return f"{frames:.0f}"
-    return f"{frames / 1e6:.2f}M" if frames >= 1e6 else f"{frames / 1e3:.0f}k"
-
-
-def _interval(point: dict) -> str:
-    return f"{point['adp']:+.2f} [{point['adp_low']:+.2f}, {point['adp_high']:+.2f}]"
-
-
-def format_learning(summary: dict[str, Any], *, game: str, against: Sequence[str], frames: int, command: str,
-                    machine: str, date: str) -> str:
-    """The markdown report: the time-to-threshold table, one curve table per baseline, the pass rates and the
-    whole matches where the evaluations have them."""
-    score = get_game(game).protocol.score_name
-    lines = [f"# Learning benchmark: {game}", "", f"Command: `{command}`  ", f"Machine: {machine}  ", f"Date: {date}",
-             "", (f"Budget: {frames:,} frames per run. Scores are {score} per deal against each baseline, pooled over "
-             "seeds (the mean of every seed's deals, 95% t-interval of the pooled sample). 'to > 0': frames "
-             "(training minutes) to the first evaluation whose interval lies above 0: the median over seeds (a seed "
-             "that never got there counts as last; '-' when half or more never did) with the seeds that got there, "
-             "then the pooled curve's first."), ""]
-    lines += _time_table(summary, against)
-    lines += _curve_tables(summary, against, score)
-    lines += _pass_table(summary, against[0] if against else None)
-    lines += _match_lines(summary, against)
-    return "\n".join(lines) + "\n"
-
-
-def _time_table(summary: dict[str, Any], against: Sequence[str]) -> list[str]:
-    """One row per variant: seeds, frames/s, and per baseline the final point and the times to > 0."""
-    head = ["variant", "seeds (done)", "frames/s"]
-    for b in against:
-        head += [f"final vs {b}", f"to > 0 vs {b}: median (seeds)", f"pooled vs {b}"]
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for variant, s in summary.items():
-        done = sum(v["done"] for v in s["seeds"].values())
-        fps = s["frames_per_s"]
-        row = [variant, f"{len(s['seeds'])} ({done})", f"{fps:,.0f}" if fps else "-"]
-        for b in against:
-            curve = s["curves"].get(b) or []
-            row.append(f"{_interval(curve[-1])} at {_count(curve[-1]['frames'])}" if curve else "-")
-            med = s["median_reached"][b]
-            minutes = f" ({med['minutes']:.1f} min)" if med["minutes"] is not None else ""
-            row.append(f"{_count(med['frames'])}{minutes} ({med['seeds_reached']}/{med['seeds']})")
-            pooled = s["pooled_reached"][b]
-            row.append(_count(pooled["frames"]) if pooled else "-")
-        lines.append("| " + " | ".join(row) + " |")
-    return lines
-
-
-def _curve_tables(summary: dict[str, Any], against: Sequence[str], score: str) -> list[str]:
-    """Per baseline: the pooled score of every variant at each milestone."""
-    lines: list[str] = []
-    for b in against:
-        milestones = sorted({p["frames"] for s in summary.values() for p in s["curves"].get(b, [])})
-        if not milestones:
-            continue
-        lines += ["", f"## vs {b}: pooled {score} by frames trained (seeds evaluated; median training minutes)", "",
-                  "| frames | " + " | ".join(summary) + " |", "|" + "---|" * (len(summary) + 1)]
-        for m in milestones:
-            cells = []
-            for s in summary.values():
-                point = next((p for p in s["curves"].get(b, []) if p["frames"] == m), None)
-                cells.append(f"{_interval(point)} ({point['seeds']}; {point['minutes']:.1f} min)" if point else "")
-            lines.append(f"| {_count(m)} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def _pass_table(summary: dict[str, Any], first: str | None) -> list[str]:
-    """How often each variant's greedy agent passed where passing was legal, against the first baseline."""
-    passing = {v: [p for p in s["curves"].get(first, []) if p.get("pass_rate")] for v, s in summary.items()}
-    if not any(passing.values()):
-        return []
-    sides = sorted({side for points in passing.values() for p in points for side in p["pass_rate"]})
-    lines = ["", f"## How often the greedy agent passed where passing was legal (vs {first}, pooled over seeds)",
-             "", "| frames | " + " | ".join(f"{v}: {side}" for v in passing for side in sides) + " |",
-             "|" + "---|" * (len(passing) * len(sides) + 1)]
-    for m in sorted({p["frames"] for points in passing.values() for p in points}):
-        cells = []
-        for points in passing.values():
-            point = next((p for p in points if p["frames"] == m), None)
-            cells += [f"{100 * point['pass_rate'][side]:.0f}%" if point and side in point["pass_rate"] else ""
-                      for side in sides]
-        lines.append(f"| {_count(m)} | " + " | ".join(cells) + " |")
-    return lines
-
-
-def _match_lines(summary: dict[str, Any], against: Sequence[str]) -> list[str]:
-    """Whole-match win rates of the final evaluations, where the game plays matches."""
-    matches = {v: [x["matches"] for x in s["seeds"].values() if x.get("matches")] for v, s in summary.items()}
-    if not any(matches.values()):
-        return []
-    lines = ["", "## Whole matches at the end (match win rate, mean over seeds)", ""]
-    for v, ms in matches.items():
-        for b in against:
-            rates = [m[b]["win_rate"] for m in ms if b in m]
-            if rates:
-                lines.append(f"- {v} vs {b}: {sum(rates) / len(rates):.3f} over {len(rates)} seed(s)")
-    return lines
-
-
-def plot_learning(summary: dict[str, Any], against: Sequence[str], path: Path, title: str) -> Path | None:
-    """Curves over frames (top row) and training minutes (bottom row), one column per baseline, 95% bands."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return None
-    fig, axes = plt.subplots(2, len(against), figsize=(5.5 * len(against), 7.5), squeeze=False)
-    for col, b in enumerate(against):
-        for row, key in enumerate(("frames", "minutes")):
-            ax = axes[row][col]
-            for variant, s in summary.items():
-                curve = [p for p in s["curves"].get(b, []) if p.get(key) is not None]
-                if not curve:
-                    continue
-                x = [p[key] / (1e6 if key == "frames" else 1) for p in curve]
-                ax.plot(x, [p["adp"] for p in curve], marker="o", ms=3, label=variant)
-                ax.fill_between(x, [p["adp_low"] for p in curve], [p["adp_high"] for p in curve], alpha=0.15)
-            ax.axhline(0, color="grey", lw=0.8)
-            ax.set_xlabel("frames trained (millions)" if key == "frames" else "training minutes (median over seeds)")
-            ax.set_ylabel(f"vs {b}")
-            if row == 0 and col == 0:
-                ax.legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path

@@ -319,11 +319,17 @@ def check_bench_train(args: argparse.Namespace) -> None:
 
 def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> int:
     """``cardrl bench train GAME [--seconds N] [--no-peers] [--num-env-runners N] [--prune mcs] [--opponent-model
-    luo_tan|douzero_plus] [--bidding]``: prints the table and, when DouZero ran, the line ``vs douzero: R.Rx
-    frames/s``, then the variant's ratio line when ``--prune``, ``--opponent-model`` or ``--bidding`` asked for one.
-    Returns 0."""
+    luo_tan|douzero_plus] [--bidding] [--json-out PATH]``: prints the table and, when DouZero ran, the line ``vs
+    douzero: R.Rx frames/s``, then the variant's ratio line when ``--prune``, ``--opponent-model`` or ``--bidding``
+    asked for one; with ``--json-out``, also writes all of it as JSON (:mod:`cardrl.bench.json_out`). Returns 0."""
     if args is None or not isinstance(args, argparse.Namespace):
         args = _parser().parse_args(args)
+    from cardrl.bench.json_out import BenchClock, bench_command, prepare_json_out, train_figures, write_json_out
+
+    json_out = getattr(args, "json_out", None)
+    if json_out:
+        prepare_json_out(json_out)
+    clock = BenchClock()
     result = bench_train(args.game, float(args.seconds), peers=not getattr(args, "no_peers", False),
                          num_env_runners=int(getattr(args, "num_env_runners", 1)),
                          douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
@@ -331,6 +337,11 @@ def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> 
                                                  opponent_model=getattr(args, "opponent_model", None),
                                                  bidding=bool(getattr(args, "bidding", False))))
     print_bench_train(result)
+    if json_out:
+        text = "\n".join([result["table"], *result["summary"]])
+        path = write_json_out(json_out, clock.record("train", bench_command("train", args), train_figures(result),
+                                                     result, text))
+        print(f"json: {path}", flush=True)
     return 0
 
 
@@ -356,6 +367,9 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help="also measure DMC on the whole game (bidding learned, docs/bidding.md) and print its "
                              "frames/s ratio to DMC with a fixed landlord (with --prune or --opponent-model: one run "
                              "with them)")
+    parser.add_argument("--json-out", default=None, metavar="PATH",
+                        help="also write every figure printed, with the command, the UTC date, the machine and its "
+                             "load averages at start and end, to this JSON file (cardrl.bench.json_out)")
     return parser
 
 

@@ -1,5 +1,5 @@
-"""``cardrl bench learning``: the time-to-threshold arithmetic on synthetic curves, pooled intervals against the
-pooled sample itself, reading a run's progress, the variants' flags; one real end-to-end run (slow)."""
+"""``cardrl bench learning``: the figures over runs on synthetic runs, reading a run's progress, keeping runs, the
+variants' flags; one real end-to-end run (slow). The statistics themselves: tests/bench/test_run_stats.py."""
 
 from __future__ import annotations
 
@@ -12,30 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from cardrl.bench.learning import (VARIANTS, first_above_zero, format_learning, median_reached, pooled_interval,
-                                   read_run, stages, summarise, train_argv, variant_flags, variants_for)
-from cardrl.bench.learning_report import training_seconds
-from cardrl.eval.stats import mean_interval
-
-
-def test_pooled_interval_is_the_interval_of_the_pooled_deals():
-    rng = np.random.default_rng(0)
-    samples = [rng.normal(0.3, 1.0, 200), rng.normal(-0.2, 1.5, 150), rng.normal(0.8, 0.7, 300)]
-    pooled = pooled_interval([(len(s), s.mean(), s.std(ddof=1)) for s in samples])
-    whole = np.concatenate(samples)
-    low, high = mean_interval(whole)
-    assert pooled["deals"] == 650
-    assert pooled["adp"] == pytest.approx(whole.mean())
-    assert (pooled["adp_low"], pooled["adp_high"]) == (pytest.approx(low), pytest.approx(high))
-
-
-def test_pooled_interval_counts_the_spread_between_seeds():
-    # two seeds with no spread of their own but different means: the pooled interval is not a point
-    pooled = pooled_interval([(100, 1.0, 0.0), (100, -1.0, 0.0)])
-    assert pooled["adp"] == pytest.approx(0.0)
-    assert pooled["adp_low"] < -0.1 and pooled["adp_high"] > 0.1
-    with pytest.raises(ValueError):
-        pooled_interval([])
+from cardrl.bench.learning import VARIANTS, stages, train_argv, variant_flags, variants_for
+from cardrl.bench.learning_format import format_learning
+from cardrl.bench.learning_report import compare, first_above_zero, read_run, summarise, training_seconds
 
 
 def test_first_above_zero_is_the_first_interval_above_zero_in_frames():
@@ -46,45 +25,80 @@ def test_first_above_zero_is_the_first_interval_above_zero_in_frames():
     assert first_above_zero([]) is None
 
 
-def test_median_reached_counts_seeds_that_never_got_there_as_last():
-    assert median_reached([{"frames": 300}, None, {"frames": 100}]) == 300
-    assert median_reached([None, None, {"frames": 100}]) is None
-    assert median_reached([{"frames": 100}, {"frames": 300}]) == 200
-    assert median_reached([{"frames": 100}, None]) is None
-    assert median_reached([{"minutes": 2.5}, {"minutes": 1.5}, {"minutes": 9.0}], "minutes") == 2.5
-    assert median_reached([]) is None
-
-
 def _ev(adp, sd=1.0, deals=100):
     half = 1.984 * sd / math.sqrt(deals)
     return {"adp": adp, "adp_low": adp - half, "adp_high": adp + half, "deals": deals, "adp_sd": sd}
 
 
-def test_summarise_pools_seeds_per_milestone_and_times_each_seed():
+def _run(evals, train_s, machine="m"):
+    return {"evals": {m: {"train_s": t, "results": r} for m, (t, r) in evals.items()}, "frames": max(evals),
+            "train_s": train_s, "frames_per_s": max(evals) / train_s, "done": True, "matches": None,
+            "machine": machine}
+
+
+def test_summarise_takes_runs_as_the_unit_and_times_each_run():
+    passes = {"landlord": {"decisions": 10, "passed": 9}, "peasants": {"decisions": 10, "passed": 1}}
     runs = {"dmc": {
-        1: {"evals": {100: {"train_s": 60, "results": {"random": {**_ev(-0.5), "passes": {
-                "landlord": {"decisions": 10, "passed": 9}, "peasants": {"decisions": 10, "passed": 1}}}}},
-                      200: {"train_s": 120, "results": {"random": _ev(0.5)}}},
-            "frames": 200, "train_s": 120, "frames_per_s": 200 / 120, "done": True, "matches": None},
-        2: {"evals": {100: {"train_s": 30, "results": {"random": {**_ev(0.5), "passes": {
-                "landlord": {"decisions": 30, "passed": 3}, "peasants": {"decisions": 0, "passed": 0}}}}},
-                      200: {"train_s": 90, "results": {"random": _ev(1.0)}}},
-            "frames": 200, "train_s": 90, "frames_per_s": 200 / 90, "done": True, "matches": None}}}
+        1: _run({100: (60, {"random": {**_ev(-0.5), "passes": passes}}), 200: (120, {"random": _ev(0.5)})}, 120),
+        2: _run({100: (30, {"random": {**_ev(0.5), "passes": {"landlord": {"decisions": 30, "passed": 3}}}}),
+                 200: (90, {"random": _ev(1.0)})}, 90)}}
     s = summarise(runs, ["random"])["dmc"]
-    curve = s["curves"]["random"]
-    assert [p["frames"] for p in curve] == [100, 200] and [p["seeds"] for p in curve] == [2, 2]
-    assert curve[0]["adp"] == pytest.approx(0.0) and curve[1]["adp"] == pytest.approx(0.75)
-    assert curve[0]["minutes"] == pytest.approx(0.75)  # the median of 1.0 and 0.5 training minutes
-    assert curve[0]["pass_rate"] == {"landlord": pytest.approx(12 / 40), "peasants": pytest.approx(0.1)}
-    assert "pass_rate" not in curve[1]
+    points = s["by_frames"]["random"]
+    assert [p["frames"] for p in points] == [100, 200] and [p["runs"] for p in points] == [2, 2]
+    # the mean of the two runs' scores, with the bootstrap interval of two runs: from one's score to the other's
+    assert (points[0]["mean"], points[0]["low"], points[0]["high"]) == (pytest.approx(0.0), -0.5, 0.5)
+    assert points[1]["mean"] == pytest.approx(0.75) and points[1]["scores"] == {1: 0.5, 2: 1.0}
+    assert points[0]["minutes"] == pytest.approx(0.75)  # the median of 1.0 and 0.5 training minutes
+    assert points[0]["pass_rate"] == {"landlord": pytest.approx(12 / 40), "peasants": pytest.approx(0.1)}
     assert s["reached"]["random"] == {1: {"frames": 200, "minutes": 2.0}, 2: {"frames": 100, "minutes": 0.5}}
-    assert s["median_reached"]["random"]["frames"] == 150 and s["median_reached"]["random"]["seeds_reached"] == 2
-    assert s["pooled_reached"]["random"]["frames"] == 200  # the pooled point at 100 straddles 0
+    assert s["to_threshold"]["random"]["frames"] == {"median": 150, "low": 100, "high": 200, "reached": 2, "runs": 2}
+    assert s["to_threshold"]["random"]["minutes"]["m"]["median"] == pytest.approx(1.25)
+    # by minutes on their one machine: run 1 trained 2 minutes, run 2 1.5, so the 1-minute mark alone has both
+    # (each run's last evaluation within it: run 1's at 1.0 min, run 2's at 0.5 min)
+    by_minutes = s["by_minutes"]["random"]["m"]
+    assert [p["minutes"] for p in by_minutes] == [1] and by_minutes[0]["scores"] == {1: -0.5, 2: 0.5}
     assert s["frames_per_s"] == pytest.approx((200 / 120 + 200 / 90) / 2)
-    text = format_learning({"dmc": s}, game="doudizhu", against=["random"], frames=200, command="c", machine="m",
-                           date="d")
-    assert "| dmc | 2 (2) |" in text and "+0.75" in text
-    assert "| 100 | 30% | 10% |" in text  # the pass rates, pooled over the seeds that counted them
+    assert s["seeds"][1]["final"]["random"]["adp"] == 0.5
+    text = format_learning({"dmc": s}, {}, game="doudizhu", against=["random"], frames=200, reference="dmc",
+                           command="c", machine="m", date="d")
+    assert "| dmc | 2 (2) |" in text and "+0.75 [+0.50, +1.00] at 200 (2)" in text
+    assert "| 100 | 30% | 10% |" in text  # the pass rates, counted over the runs
+
+
+def test_minutes_are_compared_only_between_runs_on_one_machine():
+    runs = {"a": {0: _run({100: (60, {"random": _ev(0.1)})}, 130, "fast"),
+                  1: _run({100: (180, {"random": _ev(0.3)})}, 200, "slow")}}
+    by_minutes = summarise(runs, ["random"])["a"]["by_minutes"]["random"]
+    assert set(by_minutes) == {"fast", "slow"}
+    assert [p["minutes"] for p in by_minutes["fast"]] == [1, 2] and by_minutes["fast"][0]["runs"] == 1
+    assert [p["minutes"] for p in by_minutes["slow"]] == [3]  # no evaluation within 1 or 2 minutes; 5 not trained
+
+
+def test_deal_pooled_intervals_apart_need_not_be_run_level_differences():
+    """Three runs a variant, each scored on 300 deals: pooled over deals the two variants' intervals are apart
+    (the old report's reading), but the runs of each spread so widely that, runs as the unit, they are not."""
+    import math
+
+    a, b = [-0.5, 0.2, 0.8], [-0.1, 0.6, 1.2]
+    deals, sd = 300, 1.5
+
+    def pooled(means):  # the mean and 95% interval of the 900 pooled deals, between-run spread included
+        mean = sum(means) / 3
+        squares = sum((deals - 1) * sd * sd + deals * (m - mean) ** 2 for m in means)
+        half = 1.96 * math.sqrt(squares / (3 * deals - 1) / (3 * deals))
+        return mean - half, mean + half
+
+    assert pooled(a)[1] < pooled(b)[0]  # apart over deals
+    runs = {name: {s: _run({100: (60, {"random": _ev(m, sd, deals)})}, 60) for s, m in enumerate(means)}
+            for name, means in (("a", a), ("b", b))}
+    summary = summarise(runs, ["random"])
+    row = compare(summary, "a")["b"]["random"]["by_frames"][0]
+    # b over a: -0.1 beats -0.5; 0.6 beats -0.5 and 0.2; 1.2 beats all three: 6 pairs of 9
+    assert row["verdict"] == "not apart" and row["probability"] == pytest.approx(6 / 9)
+    assert row["difference"] == pytest.approx(0.4) and row["difference_low"] < 0 < row["difference_high"]
+    assert row["runs_needed"] > 5
+    with pytest.raises(ValueError, match="reference variant 'c'"):
+        compare(summary, "c")
 
 
 def test_read_run_takes_milestones_training_time_and_the_final_record(tmp_path):
@@ -148,10 +162,10 @@ def test_kept_runs_hold_their_evaluations_and_count_as_finished_on_a_fresh_machi
     # seed 2 finished in --out before --keep was given: kept at the start; nothing is left to train
     _finished_run(out / "dmc" / "seed2", 1_000)
     said: list[str] = []
-    summary = run_learning("doudizhu", ["dmc"], [0, 1, 2], frames=1_000, eval_every_frames=500, eval_deals=10,
+    figures = run_learning("doudizhu", ["dmc"], [0, 1, 2], frames=1_000, eval_every_frames=500, eval_deals=10,
                            against=["random"], out=out, keep=keep, say=lambda *a, **k: said.append(a[0]))
     assert (keep / "dmc" / "seed2" / "progress.jsonl").is_file() and any("0 run(s) to go" in line for line in said)
-    assert all(summary["dmc"]["seeds"][s]["done"] for s in (0, 1, 2))
+    assert all(figures["variants"]["dmc"]["seeds"][s]["done"] for s in (0, 1, 2))
     assert {p.name for p in keep.iterdir()} >= {"learning.md", "results.json", "learning.png"}
     with pytest.raises(ValueError, match="only a finished run is kept"):
         keep_run(out / "dmc" / "seed1", tmp_path / "elsewhere")
@@ -256,8 +270,9 @@ def test_bench_learning_runs_end_to_end_and_resumes_with_nothing_left(tmp_path):
     for variant in ("dmc", "odmc"):
         seeds = results["variants"][variant]["seeds"]
         assert sorted(seeds) == ["1", "2"] and all(s["done"] for s in seeds.values())
-        assert [p["frames"] for p in results["variants"][variant]["curves"]["random"]] == [6000, 12000]
-        assert all(p["seeds"] == 2 for p in results["variants"][variant]["curves"]["random"])
+        assert [p["frames"] for p in results["variants"][variant]["by_frames"]["random"]] == [6000, 12000]
+        assert all(p["runs"] == 2 for p in results["variants"][variant]["by_frames"]["random"])
+    assert results["reference"] == "dmc" and "odmc" in results["comparisons"]
     assert (tmp_path / "learning.png").stat().st_size > 0 and "| odmc |" in (tmp_path / "learning.md").read_text()
     again = subprocess.run(argv, capture_output=True, text=True, timeout=300)
     assert again.returncode == 0 and "0 run(s) to go" in again.stdout
@@ -281,7 +296,7 @@ def test_bench_learning_runs_top_k_ppo_over_its_own_dmc_and_trains_the_dmc_again
     run = tmp_path / "topk_ppo" / "seed1"
     assert json.loads((run / "config.json").read_text())["args"]["dmc_checkpoint"] == str(run / "start" / "checkpoint")
     results = json.loads((tmp_path / "results.json").read_text())["variants"]["topk_ppo"]
-    assert results["seeds"]["1"]["done"] and [p["frames"] for p in results["curves"]["random"]] == [4000, 8000]
+    assert results["seeds"]["1"]["done"] and [p["frames"] for p in results["by_frames"]["random"]] == [4000, 8000]
     # a fresh machine where the top-k PPO stage was not finished: its DMC's checkpoint is gone with the old machine,
     # so the DMC stage is trained again before top-k PPO starts from it
     shutil.rmtree(run)

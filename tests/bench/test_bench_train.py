@@ -10,6 +10,7 @@ import time
 import pytest
 
 from cardrl.bench import train as bt
+from helpers.bench_train_results import ours_result
 
 # Captured from douzero 1.1.0's train() on this machine (stderr), stats block included.
 DOUZERO_LOG = """\
@@ -163,12 +164,7 @@ def test_table_has_the_machine_on_top_and_every_trainer():
 # ---- variants (a second run of DMC with other training options) ---------------------------------------------
 def _run(frames_per_s: float, options: dict, pruning_ratio: float | None = None) -> dict:
     """A result of :func:`bt.bench_ours` as the table and the summary read it."""
-    return {"frames_per_s": frames_per_s, "setup_s": 12.3, "frames_trained": 64000, "startup_s": 2.0,
-            "build_s": 4.0, "first_update_s": 6.3, "frames_sampled_per_s": 1200.0, "episodes": 900,
-            "iterations": 20, "updates": 30, "rate_method": "per position", "weight_lag": 0.5, "window_s": 60.0,
-            "pruning_ratio": pruning_ratio,
-            "settings": {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": options, "q_model": "luo_tan",
-                         "ray_num_cpus": 2}}
+    return ours_result(frames_per_s, options, pruning_ratio, q_model="luo_tan")
 
 
 def test_variant_flags_are_parsed():
