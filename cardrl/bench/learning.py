@@ -45,7 +45,8 @@ from typing import Any
 
 from cardrl.bench.common import machine_description
 from cardrl.bench.learning_format import format_learning, plot_learning
-from cardrl.bench.learning_report import MACHINE, compare, median_of, read_run, record_machine, summarise
+from cardrl.bench.learning_report import (MACHINE, compare, machine_label, median_of, read_run, record_machine,
+                                          summarise)
 from cardrl.games.registry import get_game
 from cardrl.presets import START_SHARE, Preset, variants
 from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
@@ -138,9 +139,7 @@ def join_stages(parts: Sequence[tuple[Stage, dict[str, Any]]]) -> dict[str, Any]
         joined["train_s"] += run["train_s"]
         joined["done"] = joined["done"] and run["done"]
         joined["matches"] = run["matches"]
-        machines = [m for m in (joined["machine"], run["machine"]) if m]
-        joined["machine"] = machines[0] if len(set(machines)) == 1 else (
-            "mixed: " + "; ".join(machines) if machines else None)
+        joined["machine"] = machine_label([joined["machine"], run["machine"]])
     if joined["train_s"] > 0:
         joined["frames_per_s"] = joined["frames"] / joined["train_s"]
     return joined

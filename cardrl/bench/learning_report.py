@@ -23,7 +23,7 @@ from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.run_stats import improvement, mean_over_runs, runs_needed, time_to_threshold, verdict
 from cardrl.run_dir import PROGRESS, read_progress
 
-__all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "training_seconds", "first_above_zero",
+__all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "machine_label", "training_seconds", "first_above_zero",
            "median_of", "summarise", "compare"]
 
 MACHINE = "machine.json"  # a run directory's record of the machines that trained it (record_machine)
@@ -90,8 +90,16 @@ def _machine_of(directory: Path) -> str | None:
     path = directory / MACHINE
     if not path.is_file():
         return None
-    machines = list(dict.fromkeys(s["machine"] for s in json.loads(path.read_text())["segments"]))
-    return machines[0] if len(machines) == 1 else "mixed: " + "; ".join(machines)
+    return machine_label([s["machine"] for s in json.loads(path.read_text())["segments"]])
+
+
+def machine_label(machines: Sequence[str | None]) -> str | None:
+    """One description for the machines that trained a run (or its stages): the machine, "mixed: A; B" where they
+    differ, None where none is recorded."""
+    named = list(dict.fromkeys(m for m in machines if m))
+    if not named:
+        return None
+    return named[0] if len(named) == 1 else "mixed: " + "; ".join(named)
 
 
 # ---- the arithmetic ------------------------------------------------------------------------------------------------
