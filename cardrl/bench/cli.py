@@ -23,14 +23,7 @@ def _games_with_search() -> list[str]:
     return [g for g in game_names() if get_game(g).search is not None]
 
 
-def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    targets = bench.add_subparsers(dest="target", required=True)
-    games = list(game_names())
-
-    env = targets.add_parser("env", help="environment steps/s and legal-move generation, against the game's peers",
-                             description="Random-play steps/s (bare engine, with features, through the PettingZoo "
-                                         "env), feature encoding and lead-move generation us/call, side by side with "
-                                         "the game's peers when installed (e.g. cardrl bench env doudizhu).")
+def _add_env_arguments(env: argparse.ArgumentParser, games: list[str]) -> None:
     env.add_argument("game", choices=games, help="the game to benchmark")
     env.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement (default 3)")
     env.add_argument("--no-peers", action="store_true", help="measure cardrl only")
@@ -42,13 +35,34 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                      help="also write every figure printed, with the command, the UTC date, the machine and its load "
                           "averages at start and end, to this JSON file (cardrl.bench.json_out)")
 
-    mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
-                             description="K of dealt hands, cold and memoised, and prune_moves per step of random "
-                                         "games (e.g. cardrl bench mcs big2 --deals 100).")
+
+def _add_mcs_arguments(mcs: argparse.ArgumentParser) -> None:
     mcs.add_argument("game", choices=_games_with_search(), help="a game with Minimum Combination Search")
     mcs.add_argument("--deals", type=positive_int, default=2000, help="dealt hands timed per hand size (default 2000)")
     mcs.add_argument("--prune-steps", type=positive_int, default=10_000,
                      help="steps of random games timed for prune_moves (whole games; default 10000)")
+
+
+def _add_table_arguments(table: argparse.ArgumentParser) -> None:
+    table.add_argument("--readme", default="README.md", help="the README (default README.md; files are read "
+                                                             "relative to its directory)")
+    table.add_argument("--write", action="store_true", help="rewrite the README's table")
+
+
+def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    targets = bench.add_subparsers(dest="target", required=True)
+    games = list(game_names())
+
+    env = targets.add_parser("env", help="environment steps/s and legal-move generation, against the game's peers",
+                             description="Random-play steps/s (bare engine, with features, through the PettingZoo "
+                                         "env), feature encoding and lead-move generation us/call, side by side with "
+                                         "the game's peers when installed (e.g. cardrl bench env doudizhu).")
+    _add_env_arguments(env, games)
+
+    mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
+                             description="K of dealt hands, cold and memoised, and prune_moves per step of random "
+                                         "games (e.g. cardrl bench mcs big2 --deals 100).")
+    _add_mcs_arguments(mcs)
 
     from cardrl.bench.train import add_train_arguments
 
@@ -110,9 +124,7 @@ def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
                                description="Computes every cell of the README's benchmark table from the result "
                                            "file its row names (cardrl.bench.readme_table) and prints it; exit 1 "
                                            "when the README's table differs; --write puts it in the README.")
-    table.add_argument("--readme", default="README.md", help="the README (default README.md; files are read "
-                                                             "relative to its directory)")
-    table.add_argument("--write", action="store_true", help="rewrite the README's table")
+    _add_table_arguments(table)
     return bench
 
 
