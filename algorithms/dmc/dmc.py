@@ -35,13 +35,13 @@ its runners are reseeded from (seed, frames trained) so that it does not replay 
 
 One concern per file, as RLlib's ``algorithms/ppo``: ``dmc_config.py`` (the config) and ``dmc_checks.py`` (its
 checks), this file (the algorithm: one iteration and its metrics), ``dmc_sampling.py`` (sample requests, fault
-tolerance) and ``dmc_state.py`` (checkpoints), ``dmc_learner.py``, ``dmc_rl_module.py``, ``dmc_env_runner.py``.
+tolerance), ``dmc_state.py`` (checkpoints) and ``counters.py`` (the counters they share: ``DMC.counters``, saved
+with checkpoints, and ``DMC.stats``), ``dmc_learner.py``, ``dmc_rl_module.py``, ``dmc_env_runner.py``.
 """
 
 from __future__ import annotations
 
 import time
-from collections import deque
 
 import numpy as np
 from ray.rllib.algorithms.algorithm import Algorithm
@@ -55,6 +55,7 @@ from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_sea
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.checkpoints import read_checkpoint_counters
 from cardrl.algorithms.dmc.coach import COACH
+from cardrl.algorithms.dmc.counters import DMCCounters, DMCStats
 from cardrl.algorithms.dmc.dmc_config import DMCConfigBase
 from cardrl.algorithms.dmc.dmc_sampling import SAMPLE_TAG, DMCSampling
 from cardrl.algorithms.dmc.dmc_state import DMCCheckpointing
@@ -83,27 +84,17 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         capacity = self.config.buffer_capacity()
         self._buffers = {m: FrameBuffer(capacity if self._batch_sizes[m] == self.config.frames_per_update
                                         else 2 * self._batch_sizes[m]) for m in self._module_ids}
-        self._coach_counts = [0, 0]  # deals the coach rejected, accepted (since the start)
-        self._module_updates = dict.fromkeys(self._module_ids, 0)
-        self._module_frames_sampled = dict.fromkeys(self._module_ids, 0)
-        self._ages: deque = deque(maxlen=30)  # (learner updates, seconds) of the frames of the last updates
-        self._weights_seq_no = 1
+        self.counters = DMCCounters()  # the run's totals: saved with checkpoints (dmc_state.py)
+        self.stats = DMCStats.of_modules(self._module_ids)  # this process's tallies and windows, for the metrics
         self._weights_ref = None
-        self._frames_trained = 0
-        self._frames_sampled = 0
-        self._episodes = 0
-        self._deals = 0  # scoring segments ended (a GuanDan match's deals; elsewhere the episodes)
-        self._start = time.time()
-        self._recent_returns: deque = deque(maxlen=1000)
-        self._lags: deque = deque(maxlen=100)  # learner updates behind, of the last sample batches
-        self._prune_counts = [0, 0]  # ODMC: legal moves seen, moves kept (since the start)
-        self._target_baselines: dict[str, float] = {}  # target_baseline: each seat's mean return, as runners report
-        self._counted_from = (0, 0)  # (frames trained, episodes) when this process started or restored: for rates
-        # fault tolerance: sample requests in flight per remote runner id; runner restarts; requests lost with a runner
+        # fault tolerance: sample requests in flight per remote runner id
         self._in_flight: dict[int, int] = {}
-        self._env_runner_restarts = 0
-        self._samples_lost = 0
         self.run_info: dict = {}  # what a driver (train.py) saves with the checkpoint: elapsed time, milestones
+
+    @property
+    def frames_trained(self) -> int:
+        """Frames the Q-networks have trained on, since the run began (a restored run included)."""
+        return self.counters.frames_trained
 
     # ---- play ------------------------------------------------------------------------------------
     def q_modules(self) -> dict:
@@ -135,7 +126,7 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         oracle schedule): :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`."""
         from cardrl.algorithms.dmc.evaluation import PlayOptions
 
-        return PlayOptions.of_config(self.config, self._frames_trained)
+        return PlayOptions.of_config(self.config, self.counters.frames_trained)
 
     # ---- one iteration ---------------------------------------------------------------------------
     def training_step(self) -> None:
@@ -156,36 +147,37 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
 
     def _update(self, ready: list[str]) -> int:
         """One learner update of the ready modules on their buffers' newest frames; returns the Q-modules' frames."""
-        taken = {m: self._buffers[m].take(self._batch_sizes[m], self._weights_seq_no) for m in ready}
+        taken = {m: self._buffers[m].take(self._batch_sizes[m], self.counters.weights_seq_no) for m in ready}
         frames = sum(self._batch_sizes[m] for m in ready if m != COACH)  # the coach's rows are games
         batch = MultiAgentBatch({m: SampleBatch(t.columns) for m, t in taken.items()}, env_steps=frames)
         learner_results = self.learner_group.update(
-            batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self._frames_sampled})
+            batch=batch, timesteps={NUM_ENV_STEPS_SAMPLED_LIFETIME: self.counters.frames_sampled})
         self.metrics.aggregate(learner_results, key=LEARNER_RESULTS)
-        self._frames_trained += frames
+        self.counters.frames_trained += frames
         for m, t in taken.items():
-            self._module_updates[m] += 1
+            self.stats.module_updates[m] += 1
             if m != COACH:
-                self._ages.append((t.age_updates, t.age_seconds))
+                self.stats.ages.append((t.age_updates, t.age_seconds))
         return frames
 
     def _sync_weights(self) -> None:
         """A new version of the weights: every runner loads it with its next sample request (``weights_seq_no``)."""
-        self._weights_seq_no += 1
+        self.counters.weights_seq_no += 1
         self._weights_ref = None
 
     def _iteration_metrics(self) -> dict:
         """What an iteration reports beside the learner's results: progress, throughput, the runners' health, the
         papers' options' values and the buffers' state."""
-        elapsed = max(time.time() - self._start, 1e-9)
-        metrics = {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
-                   "episodes": self._episodes, "deals": self._deals,
-                   "frames_trained_per_s": (self._frames_trained - self._counted_from[0]) / elapsed,
-                   "episodes_per_s": (self._episodes - self._counted_from[1]) / elapsed,
+        counters, stats = self.counters, self.stats
+        elapsed = max(time.time() - stats.start, 1e-9)
+        metrics = {"frames_trained": counters.frames_trained, "frames_sampled": counters.frames_sampled,
+                   "episodes": counters.episodes, "deals": counters.deals,
+                   "frames_trained_per_s": (counters.frames_trained - stats.counted_from[0]) / elapsed,
+                   "episodes_per_s": (counters.episodes - stats.counted_from[1]) / elapsed,
                    **self._runner_metrics(), **self._option_metrics(), **self._buffer_metrics(),
-                   "module_updates": dict(self._module_updates),
-                   "module_frames_sampled": dict(self._module_frames_sampled)}
-        returns = mean_returns(self._recent_returns)
+                   "module_updates": dict(stats.module_updates),
+                   "module_frames_sampled": dict(stats.module_frames_sampled)}
+        returns = mean_returns(stats.recent_returns)
         if returns:
             metrics[ENV_RUNNER_RESULTS] = {"mean_return": returns}
         return metrics
@@ -194,34 +186,34 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         """Remote runners' restarts, requests lost and runners sampling now; the weights' lag behind the learner."""
         metrics = {}
         if self.env_runner_group.num_remote_env_runners():
-            metrics = {"env_runner_restarts": self._env_runner_restarts,
-                       "env_runner_samples_lost": self._samples_lost,
+            metrics = {"env_runner_restarts": self.counters.env_runner_restarts,
+                       "env_runner_samples_lost": self.counters.env_runner_samples_lost,
                        "env_runners_healthy": self.env_runner_group.num_healthy_remote_env_runners()}
-        if self._lags:
-            metrics["weight_lag"] = float(np.mean(self._lags))
+        if self.stats.lags:
+            metrics["weight_lag"] = float(np.mean(self.stats.lags))
         return metrics
 
     def _option_metrics(self) -> dict:
         """ODMC's pruning ratio, the oracle's lambda, the coach's beta and rejections, each seat's target baseline."""
-        cfg, metrics = self.config, {}
-        if self._prune_counts[0]:
-            metrics["pruning_ratio"] = 1.0 - self._prune_counts[1] / self._prune_counts[0]
-        schedules = cfg.schedule_values(self._frames_trained)
+        cfg, stats, metrics = self.config, self.stats, {}
+        if stats.prune_counts[0]:
+            metrics["pruning_ratio"] = 1.0 - stats.prune_counts[1] / stats.prune_counts[0]
+        schedules = cfg.schedule_values(self.counters.frames_trained)
         if cfg.oracle is not None:
             metrics["oracle_lambda"] = schedules["oracle_lambda"]
         if cfg.coach:
             metrics["coach_beta"] = schedules["coach_beta"]
-        metrics.update({f"target_baseline_{agent}": value for agent, value in self._target_baselines.items()})
-        if cfg.coach and sum(self._coach_counts):
-            metrics["coach_rejection_rate"] = self._coach_counts[0] / sum(self._coach_counts)
-            metrics["coach_deals_rejected"] = self._coach_counts[0]
+        metrics.update({f"target_baseline_{agent}": value for agent, value in stats.target_baselines.items()})
+        if cfg.coach and sum(stats.coach_counts):
+            metrics["coach_rejection_rate"] = stats.coach_counts[0] / sum(stats.coach_counts)
+            metrics["coach_deals_rejected"] = stats.coach_counts[0]
         return metrics
 
     def _buffer_metrics(self) -> dict:
         """The age of what the last updates trained on, the frames dropped and the buffers' size."""
         metrics = {}
-        if self._ages:
-            ages = np.array(self._ages)
+        if self.stats.ages:
+            ages = np.array(self.stats.ages)
             metrics["data_age_updates"] = float(ages[:, 0].mean())
             metrics["data_age_s"] = float(ages[:, 1].mean())
         buffers = self._buffers.values()

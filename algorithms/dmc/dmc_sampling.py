@@ -28,7 +28,7 @@ SAMPLE_TAG = "dmc_sample"  # the tag of DMC's sample requests to remote env runn
 
 class DMCSampling:
     """The sampling half of :class:`~cardrl.algorithms.dmc.dmc.DMC` (module docstring); DMC's ``setup`` makes the
-    buffers and counters it uses."""
+    buffers, the counters (:class:`~cardrl.algorithms.dmc.counters.DMCCounters`) and the stats it uses."""
 
     def _weights(self):
         """The learner's current weights, put in Ray's object store once per update when runners are remote."""
@@ -45,8 +45,8 @@ class DMCSampling:
         ``env_runner_samples_lost``); the others go on sampling, and it is handed requests again once
         :meth:`restore_env_runners` brought it back (RLlib calls that before every training step; here too when no
         runner is left)."""
-        kwargs = {"weights": self._weights(), "weights_seq_no": self._weights_seq_no,
-                  "schedules": self.config.schedule_values(self._frames_trained)}
+        kwargs = {"weights": self._weights(), "weights_seq_no": self.counters.weights_seq_no,
+                  "schedules": self.config.schedule_values(self.counters.frames_trained)}
         group = self.env_runner_group
         if group.num_remote_env_runners() == 0:
             return [self.env_runner.sample(**kwargs)]
@@ -62,7 +62,7 @@ class DMCSampling:
                     results.append(result)
             healthy = group.healthy_env_runner_ids()
             for runner_id in [r for r in self._in_flight if r not in healthy]:  # died with requests in flight
-                self._samples_lost += self._in_flight.pop(runner_id)
+                self.counters.env_runner_samples_lost += self._in_flight.pop(runner_id)
             for runner_id in healthy:
                 sent = group.foreach_env_runner_async("sample", tag=SAMPLE_TAG, kwargs=kwargs,
                                                       remote_worker_ids=[runner_id])
@@ -102,7 +102,7 @@ class DMCSampling:
                     waiting.discard(runner_id)
             alive = set(group.healthy_env_runner_ids())
             for runner_id in sorted(waiting - alive):  # died with its request in flight
-                self._samples_lost += self._in_flight.pop(runner_id, 0)
+                self.counters.env_runner_samples_lost += self._in_flight.pop(runner_id, 0)
                 waiting.discard(runner_id)
         return [replies[r] for r in sorted(replies)]
 
@@ -124,13 +124,13 @@ class DMCSampling:
             time.sleep(0.2)
         raise RuntimeError(f"all {count} DMC env runner(s) failed and none came back within "
                            f"env_runner_restore_timeout_s={cfg.env_runner_restore_timeout_s:g}s (restarts so far: "
-                           f"{self._env_runner_restarts}; at most max_num_env_runner_restarts="
+                           f"{self.counters.env_runner_restarts}; at most max_num_env_runner_restarts="
                            f"{cfg.max_num_env_runner_restarts} per runner)")
 
     def _runner_entropy(self, *extra: int) -> list[int]:
         """The seed material of reseeded runners: (seed, frames trained, *extra); each runner adds its index."""
         seed = self.config.seed if self.config.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
-        return [int(seed), int(self._frames_trained), *map(int, extra)]
+        return [int(seed), int(self.counters.frames_trained), *map(int, extra)]
 
     def restore_env_runners(self, env_runner_group) -> list[int]:
         """Bring back the runners Ray restarted: each gets the learner's current weights (with their sequence
@@ -142,8 +142,10 @@ class DMCSampling:
         if not restored:
             return []
         self._counters["total_num_restored_workers"] += len(restored)
-        self._env_runner_restarts += len(restored)
-        weights, seq, entropy = self._weights(), self._weights_seq_no, self._runner_entropy(self._env_runner_restarts)
+        counters = self.counters
+        counters.env_runner_restarts += len(restored)
+        weights, seq = self._weights(), counters.weights_seq_no
+        entropy = self._runner_entropy(counters.env_runner_restarts)
 
         def sync(runner) -> None:
             runner.load_weights(weights, seq)
@@ -163,21 +165,22 @@ class DMCSampling:
     def _ingest(self, result: dict) -> None:
         """Add a runner's sample reply to the modules' buffers and the counters."""
         made_at = time.time()
+        counters, stats = self.counters, self.stats
         for mid, cols in result["batch"].items():
             self._buffers[mid].add(cols, result["weights_seq_no"], made_at)
-            self._module_frames_sampled[mid] += len(next(iter(cols.values())))
-        self._frames_sampled += result["frames"]
-        self._episodes += len(result["episodes"])
-        self._deals += result.get("deals", 0)
-        self._recent_returns.extend(result["episodes"])
-        self._lags.append(self._weights_seq_no - result["weights_seq_no"])
+            stats.module_frames_sampled[mid] += len(next(iter(cols.values())))
+        counters.frames_sampled += result["frames"]
+        counters.episodes += len(result["episodes"])
+        counters.deals += result.get("deals", 0)
+        stats.recent_returns.extend(result["episodes"])
+        stats.lags.append(counters.weights_seq_no - result["weights_seq_no"])
         pruning = result.get("pruning")
         if pruning:
-            self._prune_counts[0] += pruning[0]
-            self._prune_counts[1] += pruning[1]
+            stats.prune_counts[0] += pruning[0]
+            stats.prune_counts[1] += pruning[1]
         if result.get("target_baselines"):  # the newest runner's word per seat (runners agree to a few hundredths)
-            self._target_baselines.update(result["target_baselines"])
+            stats.target_baselines.update(result["target_baselines"])
         coach = result.get("coach")
         if coach:
-            self._coach_counts[0] += coach[0]
-            self._coach_counts[1] += coach[1]
+            stats.coach_counts[0] += coach[0]
+            stats.coach_counts[1] += coach[1]

@@ -9,14 +9,13 @@ checks. The frame buffers are not saved: a restored run starts with empty buffer
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS, layout_identity
 from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
 from cardrl.algorithms.dmc.checkpoints import verify_checkpoint
-from cardrl.algorithms.dmc.counters import DMC_COUNTERS
+from cardrl.algorithms.dmc.counters import DMC_COUNTERS, DMCCounters
 
 __all__ = ["DMCCheckpointing", "DMC_COUNTERS", "DMC_RUN"]
 
@@ -41,10 +40,9 @@ class DMCCheckpointing(IdentityCheckedState):
         return state
 
     def _counters_state(self) -> dict:
-        return {"frames_trained": self._frames_trained, "frames_sampled": self._frames_sampled,
-                "episodes": self._episodes, "deals": self._deals, "weights_seq_no": self._weights_seq_no,
-                "env_runner_restarts": self._env_runner_restarts, "env_runner_samples_lost": self._samples_lost,
-                "play_options": self.play_options().to_dict(), **self._identity()}
+        """The state's :data:`DMC_COUNTERS`: the counters (:class:`~cardrl.algorithms.dmc.counters.DMCCounters`, each
+        under its own name, as checkpoints always held them), the play options and the identity."""
+        return {**self.counters.to_dict(), "play_options": self.play_options().to_dict(), **self._identity()}
 
     def save_to_path(self, path=None, *args, **kwargs) -> str:
         """RLlib's checkpoint, then its completion marker ``cardrl_checkpoint.json`` (every file with its size:
@@ -95,16 +93,11 @@ class DMCCheckpointing(IdentityCheckedState):
             verify_checkpoint(path)  # a checkpoint whose write was cut short is refused, naming what is missing
 
     def _restore_counters(self, counters: dict) -> None:
-        self._frames_trained = counters["frames_trained"]
-        self._frames_sampled = counters["frames_sampled"]
-        self._episodes = counters["episodes"]
-        self._deals = counters.get("deals", 0)
-        self._weights_seq_no = counters["weights_seq_no"]
-        self._env_runner_restarts = counters.get("env_runner_restarts", 0)
-        self._samples_lost = counters.get("env_runner_samples_lost", 0)
+        """The counters of a checkpoint's state, as a whole (:meth:`DMCCounters.from_dict`: those older checkpoints
+        lack start from their default); the rates count from them."""
+        self.counters = DMCCounters.from_dict(counters)
+        self.stats.count_rates_from(self.counters)
         self._weights_ref = None
-        self._counted_from = (self._frames_trained, self._episodes)
-        self._start = time.time()
         self._reseed_runners()
 
     def set_state(self, state) -> None:

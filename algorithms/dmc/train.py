@@ -233,7 +233,7 @@ def _verify(path: Path) -> None:
 DRIVER = Driver(
     name="dmc", title="DMC", settings=DMCSettings, agent_kind="checkpoint", build_config=build_config,
     describe=describe, progress=progress, evaluation=DMCEvaluation(),
-    frames_trained=lambda algo: algo._frames_trained,
+    frames_trained=lambda algo: algo.frames_trained,
     run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches", "deterministic"}),
     check=check,
     verify_checkpoint=_verify,

@@ -118,7 +118,7 @@ def test_oracle_checkpoint_is_fed_the_trained_block_with_oracle_and_zeros_withou
 
     algo, path = _train_one_iteration(tmp_path, oracle="1:0:100000")
     try:
-        frames = algo._frames_trained
+        frames = algo.frames_trained
         records = evaluations(algo, evaluation_baselines(algo.config, ["random"], _eval_args()), _eval_args())
     finally:
         algo.stop()

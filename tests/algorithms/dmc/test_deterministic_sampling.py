@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from cardrl.algorithms.dmc.counters import DMCCounters
 from cardrl.algorithms.dmc.dmc_sampling import SAMPLE_TAG, DMCSampling
 
 
@@ -58,7 +59,7 @@ class Sampler(DMCSampling):
         self.config = SimpleNamespace(deterministic=deterministic, driver_sample_frames=200,
                                       schedule_values=lambda frames: {})
         self.env_runner_group, self.env_runner = group, FakeLocalRunner()
-        self._frames_trained, self._weights_seq_no, self._in_flight, self._samples_lost = 0, 7, {}, 0
+        self.counters, self._in_flight = DMCCounters(weights_seq_no=7), {}
 
     def _weights(self):
         return "weights"
@@ -76,7 +77,7 @@ def test_deterministic_collect_counts_the_request_of_a_runner_that_died_as_lost(
     group = FakeGroup([1, 2], arrival=[2, 1], dies={1})
     sampler = Sampler(group, deterministic=True)
     assert sampler._collect() == [{"from": 2}]
-    assert sampler._samples_lost == 1 and 1 not in sampler._in_flight
+    assert sampler.counters.env_runner_samples_lost == 1 and 1 not in sampler._in_flight
 
 
 def test_without_deterministic_the_driver_samples_while_it_waits_and_replies_come_as_they_arrive():

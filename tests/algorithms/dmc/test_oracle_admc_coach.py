@@ -235,7 +235,7 @@ def test_oracle_admc_and_coach_train_checkpoint_resume_and_play(game, env, ray_l
     restored = config.build_algo()
     try:
         restored.restore_from_path(path)
-        assert restored.config.schedule_values(restored._frames_trained)["oracle_lambda"] == pytest.approx(
+        assert restored.config.schedule_values(restored.frames_trained)["oracle_lambda"] == pytest.approx(
             1 - frames / 20000)  # the schedule resumes where it stopped
         again = restored.train()
         assert again["frames_trained"] > frames and again["oracle_lambda"] < result["oracle_lambda"]

@@ -37,7 +37,7 @@ def test_dead_env_runner_is_restarted_with_current_weights_and_training_goes_on(
         result = algo.train()
         assert result["env_runner_restarts"] == 0 and result["env_runners_healthy"] == 1
         [pid] = _runner_pids(algo)
-        seq_before = algo._weights_seq_no
+        seq_before = algo.counters.weights_seq_no
         os.kill(pid, signal.SIGKILL)  # the runner dies with a sample request in flight
         frames = [result["frames_trained"]]
         for _ in range(2):
@@ -88,11 +88,11 @@ def test_incomplete_checkpoints_are_refused_naming_what_is_missing(ray_local, tm
         assert path == tmp_path / "checkpoint" and (path / MANIFEST).is_file()
         assert not (tmp_path / "checkpoint.tmp").exists() and not (tmp_path / "checkpoint.prev").exists()
         manifest = json.loads((path / MANIFEST).read_text())
-        assert manifest["info"]["frames_trained"] == algo._frames_trained
+        assert manifest["info"]["frames_trained"] == algo.frames_trained
         assert "learner_group/learner/rl_module/landlord/module_state.pkl" in manifest["files"]
         algo.train()
         save_checkpoint(algo, tmp_path)  # written over: still one complete checkpoint
-        assert json.loads((path / MANIFEST).read_text())["info"]["frames_trained"] == algo._frames_trained
+        assert json.loads((path / MANIFEST).read_text())["info"]["frames_trained"] == algo.frames_trained
 
         module_file = "learner_group/learner/rl_module/landlord_up/module_state.pkl"
         for name, damage in (("deleted", lambda f: f.unlink()),
@@ -232,7 +232,7 @@ def _batch(algo):
     while not all(len(algo._buffers[m]) >= algo._batch_sizes[m] for m in ROLES):
         for result in algo._collect():
             algo._ingest(result)
-    taken = {m: algo._buffers[m].take(algo._batch_sizes[m], algo._weights_seq_no) for m in ROLES}
+    taken = {m: algo._buffers[m].take(algo._batch_sizes[m], algo.counters.weights_seq_no) for m in ROLES}
     return MultiAgentBatch({m: SampleBatch(t.columns) for m, t in taken.items()},
                            env_steps=sum(algo._batch_sizes.values()))
 
