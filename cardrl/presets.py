@@ -1,5 +1,5 @@
-"""Presets: named ``cardrl train`` / ``cardrl tune`` command lines, one per paper row, read from the table in
-``experiments/presets.py`` (installed as ``cardrl.experiments.presets``; docs/presets.md).
+"""Presets: named ``cardrl train`` / ``cardrl tune`` command lines, one per paper row, read from the presets table
+(:mod:`cardrl.preset_table`; docs/presets.md).
 
 ``cardrl train --preset odmc_doudizhu --stop-time 1h`` is ``cardrl train doudizhu --algo dmc --prune mcs --out
 runs/odmc_doudizhu --stop-time 1h``: :func:`expand_preset` replaces ``--preset NAME`` where it stands with the
@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-__all__ = ["Preset", "PresetError", "presets", "get_preset", "variants", "expand", "expand_preset",
-           "format_presets", "presets_markdown", "space_path", "ORACLE_SHARE", "PAPER_ORACLE_FRAMES", "START_SHARE"]
+from cardrl.preset_table import PRESETS, Preset
 
-# A benchmark variant's oracle schedule ("1:0:{oracle_frames}") reaches 0 at this share of its frame budget:
-# OADMCDou anneals over its first 20 of 30 days.
-ORACLE_SHARE = 2 / 3
-# ... and, run as a preset, over OADMCDou's 20 days at 100,236,906 state-action pairs a day (OADMCDou, Sec. 5.1).
-PAPER_ORACLE_FRAMES = 2_004_738_120
+__all__ = ["PresetError", "presets", "get_preset", "variants", "expand", "expand_preset", "format_presets",
+           "presets_markdown", "space_path", "START_SHARE"]
+
 # A benchmark variant that continues another variant's run (Preset.starts_from) takes over at this share of the budget.
 START_SHARE = 0.5
 COMMANDS = ("train", "tune")
@@ -32,67 +28,8 @@ class PresetError(ValueError):
     """A preset that does not exist or does not fit the command line; the message says what would."""
 
 
-@dataclass(frozen=True)
-class Preset:
-    """One row of the presets table.
-
-    ``game`` None: any game the preset applies to (``needs_search``: the game has a Minimum Combination Search;
-    ``needs_features``: it has that feature encoder; ``opponent_model``: one of its encoders feeds that opponent
-    model); the command line names the game. ``options`` are ``cardrl train`` flags (``{oracle_frames}`` is filled
-    in: :meth:`flags`); ``space`` makes the row a Tune sweep (a file in ``experiments/spaces/``); ``variant`` makes
-    it one of ``cardrl bench learning``'s variants; ``starts_from`` ``(VARIANT, FLAG)``: a variant that continues
-    another's run (the benchmark trains VARIANT to :data:`START_SHARE` of the budget, then this one from that run's
-    checkpoint, given by FLAG, for the rest). ``paper``, ``reproduces`` and ``expected`` say where the row is from and
-    what the paper reports for it (quoted; empty where the paper gives no figure).
-    """
-
-    name: str
-    game: str | None
-    algo: str = "dmc"
-    options: tuple[str, ...] = ()
-    paper: str = ""
-    reproduces: str = ""
-    expected: str = ""
-    notes: str = ""
-    space: str | None = None
-    variant: bool = False
-    needs_search: bool = False
-    needs_features: str | None = None
-    opponent_model: str | None = None
-    starts_from: tuple[str, str] | None = None
-
-    @property
-    def command(self) -> str:
-        """``tune`` for a sweep, else ``train``."""
-        return "tune" if self.space else "train"
-
-    def out(self, game: str | None = None) -> str:
-        """The run directory the preset writes: ``runs/NAME`` (``runs/NAME_GAME`` for a preset of any game)."""
-        return f"runs/{self.name}" if self.game or game is None else f"runs/{self.name}_{game}"
-
-    def flags(self, frames: int | None = None) -> list[str]:
-        """``options`` with ``{oracle_frames}`` filled in: ``ORACLE_SHARE`` of a budget of ``frames``, or OADMCDou's
-        length (:data:`PAPER_ORACLE_FRAMES`) when no budget is given."""
-        oracle_frames = PAPER_ORACLE_FRAMES if frames is None else max(1, int(frames * ORACLE_SHARE))
-        return [flag.format(oracle_frames=oracle_frames) for flag in self.options]
-
-    def applies_to(self, game: str) -> bool:
-        """Whether the preset can train ``game``, from the registry's data about it."""
-        from cardrl.games.registry import get_game
-
-        spec = get_game(game)
-        if self.game is not None and self.game != spec.name:
-            return False
-        feeds = self.opponent_model is None or any(
-            self.opponent_model in spec.make_features(name).opponent_models for name in spec.features)
-        return ((not self.needs_search or spec.search is not None) and feeds
-                and (self.needs_features is None or self.needs_features in spec.features))
-
-
 def presets() -> dict[str, Preset]:
     """Every preset by name, in table order."""
-    from cardrl.experiments.presets import PRESETS
-
     table = {p.name: p for p in PRESETS}
     if len(table) != len(PRESETS):
         raise PresetError("the presets table names a preset twice")
@@ -113,10 +50,10 @@ def variants() -> dict[str, Preset]:
 
 
 def space_path(preset: Preset) -> str:
-    """The sweep's space file as installed with the package (``experiments/spaces/`` in a checkout)."""
+    """The sweep's space file, installed with the package (``cardrl/spaces/``)."""
     from importlib.resources import files
 
-    return str(files("cardrl.experiments") / "spaces" / preset.space)
+    return str(files("cardrl") / "spaces" / preset.space)
 
 
 # ---- expanding a command line ---------------------------------------------------------------------------------------

@@ -86,7 +86,7 @@ def settle_rewards(env, agent: str, payoffs: Callable[[], np.ndarray] | None, se
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's order-enforcing wrapper with direct access to the attributes read at every step.
 
-    The stock wrapper forwards every attribute through ``__getattr__``, about 8 lookups and 10 us per step; here
+    The stock wrapper forwards every attribute through ``__getattr__``, several lookups per step; here
     ``last()`` and the per-step attributes go straight to the env once it has been reset (before that they raise
     as PettingZoo's wrapper does).
     """

@@ -1,3 +1,3 @@
-"""The experiments: the presets table (``presets.py``: every paper row as a ``cardrl train`` / ``cardrl tune``
-command line, docs/presets.md), Tune's space files (``spaces/``) and the measurement scripts. Installed as
-``cardrl.experiments``, so that ``cardrl train --preset NAME`` works from an installed package."""
+"""The measurement scripts, run from a checkout (``python experiments/NAME.py``; docs/usage.md); not installed with
+the package. The presets table and Tune's space files are in the package: :mod:`cardrl.preset_table`,
+``cardrl/spaces/``."""

@@ -19,9 +19,9 @@ Per seed, each step resumable (its results are files under ``--out``):
 3. ``report``: per comparison each seed's row and the pool over seeds (:func:`pool`: the per-deal samples of every
    seed in one t-interval, the bidding counts summed), in ``OUT/report.md`` and ``OUT/report.json``.
 
-Run: ``python experiments/bidding_learned_vs_rule.py`` (3 seeds, 2,000,000 frames each, 1,000 deals; about 2 hours
-on 2 cores), ``--report-only`` for the report of the runs as they are. It reports; it asserts nothing about which
-bidder wins.
+Run: ``python experiments/bidding_learned_vs_rule.py`` (3 seeds, 2,000,000 frames each, 1,000 deals; how long it
+took on one machine: docs/benchmarks.md), ``--report-only`` for the report of the runs as they are. It reports; it
+asserts nothing about which bidder wins.
 """
 
 from __future__ import annotations

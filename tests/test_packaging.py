@@ -11,8 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_package_folder_is_listed_in_pyproject():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     listed = set(config["packages"])
-    mapping = {"cardrl": "cardrl", "cardrl.envs": "envs", "cardrl.algorithms": "algorithms",
-               "cardrl.experiments": "experiments"}
+    mapping = {"cardrl": "cardrl", "cardrl.envs": "envs", "cardrl.algorithms": "algorithms"}
     assert config["package-dir"] == mapping
     found = set()
     for top, folder in mapping.items():

@@ -52,13 +52,13 @@ def _declared_distributions() -> set[str]:
 def test_every_third_party_module_imported_is_declared():
     """A fresh install gets only what pyproject.toml names: a module the package, its tests or its experiments import
     must come from a distribution named there, not from one that happens to arrive with another (packaging with ray)
-    or that someone installed by hand (pexpect once was)."""
+    or that someone installed by hand."""
     import sys
     from importlib import metadata
 
     from packaging.utils import canonicalize_name
 
-    local = {"cardrl", "helpers", "conftest"} | {p.stem for p in (ROOT / "tests").glob("*.py")}
+    local = {"cardrl", "experiments", "helpers", "conftest"} | {p.stem for p in (ROOT / "tests").glob("*.py")}
     imported = set().union(*(_imported_top_level_modules(ROOT / folder)
                              for folder in ("cardrl", "envs", "algorithms", "tests", "experiments")))
     third_party = sorted(imported - set(sys.stdlib_module_names) - local)

@@ -3,9 +3,9 @@ command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
 a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
-(:mod:`cardrl.games.registry`); ``mcs`` offers the games with a Minimum Combination Search. A benchmark's module is
-imported when its command runs (``train``'s and ``scale``'s, which import nothing heavy, also for their
-arguments).
+(:mod:`cardrl.games.registry`); ``mcs`` offers the games with a Minimum Combination Search. The targets are one table,
+:data:`_TARGETS`: each one's help texts and the function that adds its arguments; a benchmark's own module is
+imported when its command runs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 from collections.abc import Sequence
 
 from cardrl.args import SignedValuesParser, positive_float, positive_int
-from cardrl.games.registry import game_names, get_game
+from cardrl.games.registry import game_names, get_game, resolve
 
 __all__ = ["add_bench_parsers", "build_bench_parser", "main_bench", "check_bench"]
 
@@ -23,8 +23,8 @@ def _games_with_search() -> list[str]:
     return [g for g in game_names() if get_game(g).search is not None]
 
 
-def _add_env_arguments(env: argparse.ArgumentParser, games: list[str]) -> None:
-    env.add_argument("game", choices=games, help="the game to benchmark")
+def _add_env_arguments(env: argparse.ArgumentParser) -> None:
+    env.add_argument("game", choices=list(game_names()), help="the game to benchmark")
     env.add_argument("--seconds", type=positive_float, default=3.0, help="seconds per measurement (default 3)")
     env.add_argument("--no-peers", action="store_true", help="measure cardrl only")
     env.add_argument("--hands", type=positive_int, default=200, help="lead hands per hand size (default 200)")
@@ -49,88 +49,69 @@ def _add_table_arguments(table: argparse.ArgumentParser) -> None:
     table.add_argument("--write", action="store_true", help="rewrite the README's table")
 
 
+# each target: its line in ``cardrl bench --help``, the description of its own ``--help``, and what adds its arguments
+# (a function of this module, or a "module:function" reference imported when the parser is built)
+_TARGETS = {
+    "env": ("environment steps/s and legal-move generation, against the game's peers",
+            "Random-play steps/s (bare engine, with features, through the PettingZoo env), feature encoding and "
+            "lead-move generation us/call, side by side with the game's peers when installed (e.g. cardrl bench env "
+            "doudizhu).",
+            _add_env_arguments),
+    "mcs": ("Minimum Combination Search us/call and ODMC pruning cost per step",
+            "K of dealt hands, cold and memoised, and prune_moves per step of random games (e.g. cardrl bench mcs "
+            "big2 --deals 100).",
+            _add_mcs_arguments),
+    "train": ("DMC frames/s, against DouZero's own trainer where the game has it",
+              "cardrl's DMC frames trained per second in a child process, then DouZero's trainer for games whose "
+              "peers include douzero (e.g. cardrl bench train doudizhu --seconds 60).",
+              "cardrl.bench.train:add_train_arguments"),
+    "scale": ("a scaling model: predicted DMC frames/s on 4 to 160 CPUs, CPU or GPU learner",
+              "Measures one DMC runner's frames/s, the learner's ingest rate, bytes per frame through the object "
+              "store and the weight broadcast's cost here, then predicts frames/s and the learner's saturation point "
+              "for clusters (docs/scaling.md; e.g. cardrl bench scale doudizhu).",
+              "cardrl.bench.scale:add_scale_arguments"),
+    "learning": ("which DMC variant learns fastest: runs as the unit, over frames and minutes, against each baseline",
+                 "Trains each variant from each seed to the same frames in its own resumable run directory, "
+                 "evaluates all at the same frame milestones on the same deals, and reports with runs as the unit "
+                 "(rliable): the mean over runs with bootstrap intervals, each variant's probability of improvement "
+                 "over the reference, each run's time to ADP > 0 and frames/s (learning.md, results.json, "
+                 "learning.png; e.g. cardrl bench learning doudizhu --variants dmc odmc --seed-list 0 1 2 3 4 "
+                 "--frames 2000000).",
+                 "cardrl.bench.learning_cli:add_learning_arguments"),
+    "chaos": ("DMC under faults: env runners and the driver killed, a checkpoint write interrupted; recovery times "
+              "and final strength beside an undisturbed run",
+              "Trains an undisturbed DMC run for --duration, then a run to the same frames while env runners are "
+              "SIGKILLed, the driver is SIGKILLed and resumed, and a checkpoint write is cut short; reports frames "
+              "over time, restarts, lost samples, time to recover and both runs' final scores (chaos.md, chaos.json; "
+              "exit 1 on a stall or a failed resume; docs/operations.md; e.g. cardrl bench chaos doudizhu --duration "
+              "60m --kill-runner-every 5m --kill-driver-at 20m 40m).",
+              "cardrl.bench.chaos:add_chaos_arguments"),
+    "soak": ("a long DMC run sampling every process's memory, the object store and the buffers: growth in MB per "
+             "hour and projected to 24 h",
+             "Trains DMC for --duration and samples, every --every, the RSS of every process of the run, the object "
+             "store in use and DMC's buffers; reports each one's least-squares slope (MB/h, %/h of its size) and its "
+             "figure at 24 h (soak.md, soak.json, soak.png; docs/operations.md; e.g. cardrl bench soak doudizhu "
+             "--duration 2h).",
+             "cardrl.bench.soak:add_soak_arguments"),
+    "table": ("the README's benchmark table from the kept result files",
+              "Computes every cell of the README's benchmark table from the result file its row names "
+              "(cardrl.bench.readme_table) and prints it; exit 1 when the README's table differs; --write puts it in "
+              "the README.",
+              _add_table_arguments),
+}
+
+
 def _add_targets(bench: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """``bench``'s subcommands, one per entry of :data:`_TARGETS`."""
     targets = bench.add_subparsers(dest="target", required=True)
-    games = list(game_names())
-
-    env = targets.add_parser("env", help="environment steps/s and legal-move generation, against the game's peers",
-                             description="Random-play steps/s (bare engine, with features, through the PettingZoo "
-                                         "env), feature encoding and lead-move generation us/call, side by side with "
-                                         "the game's peers when installed (e.g. cardrl bench env doudizhu).")
-    _add_env_arguments(env, games)
-
-    mcs = targets.add_parser("mcs", help="Minimum Combination Search us/call and ODMC pruning cost per step",
-                             description="K of dealt hands, cold and memoised, and prune_moves per step of random "
-                                         "games (e.g. cardrl bench mcs big2 --deals 100).")
-    _add_mcs_arguments(mcs)
-
-    from cardrl.bench.train import add_train_arguments
-
-    train = targets.add_parser("train", help="DMC frames/s, against DouZero's own trainer where the game has it",
-                               description="cardrl's DMC frames trained per second in a child process, then "
-                                           "DouZero's trainer for games whose peers include douzero "
-                                           "(e.g. cardrl bench train doudizhu --seconds 60).")
-    add_train_arguments(train)
-
-    from cardrl.bench.scale import add_scale_arguments
-
-    scale = targets.add_parser("scale", help="a scaling model: predicted DMC frames/s on 4 to 160 CPUs, CPU or GPU "
-                                             "learner",
-                               description="Measures one DMC runner's frames/s, the learner's ingest rate, bytes per "
-                                           "frame through the object store and the weight broadcast's cost here, "
-                                           "then predicts frames/s and the learner's saturation point for clusters "
-                                           "(docs/scaling.md; e.g. cardrl bench scale doudizhu).")
-    add_scale_arguments(scale)
-
-    from cardrl.bench.learning_cli import add_learning_arguments
-
-    learning = targets.add_parser("learning", help="which DMC variant learns fastest: runs as the unit, over frames "
-                                                   "and minutes, against each baseline",
-                                  description="Trains each variant from each seed to the same frames in its own "
-                                              "resumable run directory, evaluates all at the same frame milestones "
-                                              "on the same deals, and reports with runs as the unit (rliable): the "
-                                              "mean over runs with bootstrap intervals, each variant's probability "
-                                              "of improvement over the reference, each run's time to ADP > 0 and "
-                                              "frames/s (learning.md, results.json, learning.png; e.g. cardrl bench "
-                                              "learning doudizhu --variants dmc odmc --seed-list 0 1 2 3 4 --frames "
-                                              "2000000).")
-    add_learning_arguments(learning)
-
-    from cardrl.bench.chaos import add_chaos_arguments
-
-    chaos = targets.add_parser("chaos", help="DMC under faults: env runners and the driver killed, a checkpoint write "
-                                             "interrupted; recovery times and final strength beside an undisturbed run",
-                               description="Trains an undisturbed DMC run for --duration, then a run to the same "
-                                           "frames while env runners are SIGKILLed, the driver is SIGKILLed and "
-                                           "resumed, and a checkpoint write is cut short; reports frames over time, "
-                                           "restarts, lost samples, time to recover and both runs' final scores "
-                                           "(chaos.md, chaos.json; exit 1 on a stall or a failed resume; "
-                                           "docs/operations.md; e.g. cardrl bench chaos doudizhu --duration 60m "
-                                           "--kill-runner-every 5m --kill-driver-at 20m 40m).")
-    add_chaos_arguments(chaos)
-
-    from cardrl.bench.soak import add_soak_arguments
-
-    soak = targets.add_parser("soak", help="a long DMC run sampling every process's memory, the object store and the "
-                                           "buffers: growth in MB per hour and projected to 24 h",
-                              description="Trains DMC for --duration and samples, every --every, the RSS of every "
-                                          "process of the run, the object store in use and DMC's buffers; reports "
-                                          "each one's least-squares slope (MB/h, %%/h of its size) and its figure "
-                                          "at 24 h (soak.md, soak.json, soak.png; docs/operations.md; e.g. cardrl "
-                                          "bench soak doudizhu --duration 2h).")
-    add_soak_arguments(soak)
-
-    table = targets.add_parser("table", help="the README's benchmark table from the kept result files",
-                               description="Computes every cell of the README's benchmark table from the result "
-                                           "file its row names (cardrl.bench.readme_table) and prints it; exit 1 "
-                                           "when the README's table differs; --write puts it in the README.")
-    _add_table_arguments(table)
+    for name, (help_text, description, add_arguments) in _TARGETS.items():
+        parser = targets.add_parser(name, help=help_text, description=description)
+        resolve(add_arguments)(parser)
     return bench
 
 
 def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
-    """Add ``bench`` (with ``env``, ``mcs``, ``train`` and ``scale``) to the ``cardrl`` parser's ``subparsers``;
-    returns it."""
+    """Add ``bench`` (with its targets, :data:`_TARGETS`) to the ``cardrl`` parser's ``subparsers``; returns it."""
     bench = subparsers.add_parser("bench", help="benchmarks, against the peers installed beside us",
                                   description="Benchmarks; every one prints the machine first and, where the game "
                                               "has a peer, the ratio ours/theirs.")
@@ -146,8 +127,6 @@ _CHECKS = {"chaos": "cardrl.bench.chaos:check_chaos", "soak": "cardrl.bench.soak
 def check_bench(args: argparse.Namespace) -> None:
     """ValueError naming what is wrong with a parsed ``cardrl bench TARGET`` command line, before anything runs (the
     counts and seconds are checked by their argparse types)."""
-    from cardrl.games.registry import resolve
-
     if args.target in _CHECKS:
         resolve(_CHECKS[args.target])(args)
 

@@ -2,13 +2,14 @@
 game has it (``"douzero"`` in the game's ``GameSpec.peers``: DouDiZhu).
 
 DMC is DouZero's Deep Monte-Carlo (Zha et al. 2021, "DouZero: Mastering DouDizhu with Self-Play Deep Reinforcement
-Learning", section 4; DouZero's trainer did 400-480 frames/s on the 2-core development machine). A *frame* is one
+Learning", section 4; the figures this command gave: docs/benchmarks.md). A *frame* is one
 (state, action) sample of one seat, labelled with its return; both trainers count a frame as trained when a learner
 update on it is done (DouZero: ``T * B = 100 * 32`` frames of one position per update; ours: ``frames_per_update``
 frames of one module per update), so the two counters are in the same unit.
 
-Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (DouZero trains at 0 frames/s with default
-threads on 2 cores), so that no Ray state, torch threads or shared memory leak from one into the other:
+Each trainer runs in its own child process with ``OMP_NUM_THREADS=1`` (with torch's default threads DouZero's
+trainer stalls on a small machine: docs/benchmarks.md), so that no Ray state, torch threads or shared memory leak from
+one into the other:
 
 * ours: ``python -m cardrl.bench.train --_ours GAME`` starts a fresh local Ray, builds ``DMCConfig().game(GAME)``
   with ``num_env_runners`` runners and otherwise DMC's own defaults (:class:`~cardrl.algorithms.dmc.settings.

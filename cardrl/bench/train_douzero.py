@@ -28,8 +28,8 @@ from cardrl.bench.train_rates import SETUP_TIMEOUT_S, child_env, rate_fields, ta
 __all__ = ["bench_douzero", "parse_douzero_log", "read_douzero_csv", "logged_in_window", "DOUZERO_NUM_ACTORS",
            "DOUZERO_FRAMES_PER_UPDATE"]
 
-# DouZero's actors on this 2-core machine, measured (frames/s over 40 s and 60 s windows): 1 actor 440, 449;
-# 2 actors 440, 407 (and a slower setup). One actor fills one core, its 12 learner threads share the other.
+# One actor fills one core, its learner threads share the other: on a 2-core machine a second actor adds no frames/s
+# and a slower setup (docs/benchmarks.md).
 DOUZERO_NUM_ACTORS = 1
 DOUZERO_FRAMES_PER_UPDATE = 100 * 32  # DouZero's default unroll_length * batch_size
 # [INFO:1234 dmc:248 2024-01-02 03:04:05,678] After 9600 (L:3200 U:3200 D:3200) frames: @ 640.0 fps (avg@ ...

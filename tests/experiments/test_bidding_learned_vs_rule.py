@@ -8,7 +8,7 @@ import pytest
 
 from cardrl.eval.stats import mean_interval
 from cardrl.eval.whole_game import BiddingStats
-from cardrl.experiments.bidding_learned_vs_rule import format_report, pool, run, stats_dict
+from experiments.bidding_learned_vs_rule import format_report, pool, run, stats_dict
 
 
 def _seed(scores, wins, landlord_games, landlord_adp, seats):

@@ -1,6 +1,7 @@
 """experiments/parity_douzero.py carried across machines by its json files alone: the training step skips a run
 whose checkpoints are all recorded, the evaluation says which networks are missing instead of failing, and the report
-reads the kept results (synthetic files; the real trainers run for hours)."""
+reads the kept results (synthetic files; the real trainers run for hours); DouZero's trainer
+(experiments/douzero_trainer.py) saves once per checkpoint and resumes from its model.tar."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 
 import numpy as np
 
-from cardrl.experiments import parity_douzero as parity
+from experiments import douzero_trainer as trainer
+from experiments import parity_douzero as parity
 
 
 def _kept_checkpoint(out, trainer, seed, frames, reached, adp):
@@ -48,31 +50,31 @@ def _log(path, frames):
 
 def test_douzeros_save_interval_saves_once_per_checkpoint_and_otherwise_every_few_minutes(tmp_path):
     weights = tmp_path / "parity"
-    parity.DouZeroFlags.weights, parity.DouZeroFlags.pending = weights, [250_000, 500_000]
-    flags = parity.DouZeroFlags()
+    trainer.DouZeroFlags.weights, trainer.DouZeroFlags.pending = weights, [250_000, 500_000]
+    flags = trainer.DouZeroFlags()
     _log(weights / "logs.csv", [3_200, 249_600])
-    assert flags.save_interval == parity.SAVE_MINUTES  # before the first checkpoint: only the model.tar's saves
+    assert flags.save_interval == trainer.SAVE_MINUTES  # before the first checkpoint: only the model.tar's saves
     _log(weights / "logs.csv", [3_200, 249_600, 252_800])
     assert flags.save_interval == 0.0 and flags.save_interval == 0.0  # save now, until the networks are on disk
     (weights / "landlord_up_weights_252800.ckpt").write_bytes(b"")
-    assert flags.save_interval == parity.SAVE_MINUTES and parity.DouZeroFlags.pending == [500_000]
+    assert flags.save_interval == trainer.SAVE_MINUTES and trainer.DouZeroFlags.pending == [500_000]
 
 
 def test_a_resumed_douzero_run_forgets_the_log_lines_after_its_model_tar(tmp_path):
     logs = tmp_path / "logs.csv"
     _log(logs, [3_200, 6_400, 9_600, 12_800])
     logs.write_text(logs.read_text() + "13,0.0,16")  # a line cut short by the kill
-    parity._cut_log(logs, 6_400)
-    assert parity._logged_frames(logs) == 6_400 and len(logs.read_text().splitlines()) == 3
+    trainer.cut_log(logs, 6_400)
+    assert trainer.logged_frames(logs) == 6_400 and len(logs.read_text().splitlines()) == 3
 
 
 def test_an_unreadable_model_tar_means_the_douzero_run_starts_over(tmp_path):
-    assert parity._resumable_frames(tmp_path) is None
+    assert trainer.resumable_frames(tmp_path) is None
     (tmp_path / "model.tar").write_bytes(b"cut short")
-    assert parity._resumable_frames(tmp_path) is None
-    parity._stop_orphan(tmp_path / "trainer.pid")  # no earlier attempt: nothing to stop
+    assert trainer.resumable_frames(tmp_path) is None
+    trainer.stop_orphan(tmp_path / "trainer.pid")  # no earlier attempt: nothing to stop
     (tmp_path / "trainer.pid").write_text("999999999")  # an attempt whose process is gone
-    parity._stop_orphan(tmp_path / "trainer.pid")
+    trainer.stop_orphan(tmp_path / "trainer.pid")
 
 
 def test_the_report_gives_each_runs_first_checkpoint_above_0_and_the_median(tmp_path):

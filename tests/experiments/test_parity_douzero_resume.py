@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.experiments import parity_douzero as parity
+from experiments import douzero_trainer as trainer
+from experiments import parity_douzero as parity
 
 pytestmark = pytest.mark.slow
 
@@ -26,11 +27,11 @@ def test_a_killed_douzero_run_resumes_from_its_model_tar(tmp_path):
     weights = root / "trainer" / "parity"
     first = subprocess.Popen(cmd, env=env, start_new_session=True)
     deadline = time.time() + 600
-    while not [f for f in parity._saved_frames(weights) if f >= 20_000] and time.time() < deadline:
+    while not [f for f in trainer.saved_frames(weights) if f >= 20_000] and time.time() < deadline:
         assert first.poll() is None, "the parity run stopped before its first checkpoint"
         time.sleep(1)
     time.sleep(2)
-    first_checkpoint = min(f for f in parity._saved_frames(weights) if f >= 20_000)
+    first_checkpoint = min(f for f in trainer.saved_frames(weights) if f >= 20_000)
     os.killpg(first.pid, signal.SIGKILL)  # the parity run dies; DouZero's trainer, in its own group, lives on
     first.wait()
     assert not (root / "20000" / "reached.json").exists()
@@ -45,4 +46,4 @@ def test_a_killed_douzero_run_resumes_from_its_model_tar(tmp_path):
     assert 0 < reached[0]["seconds"] < reached[1]["seconds"]
     assert "Resuming preempted job" in (root / "trainer.log").read_text()
     cmdline = Path(f"/proc/{(root / 'trainer.pid').read_text()}/cmdline")
-    assert not cmdline.exists() or b"_douzero_child" not in cmdline.read_bytes()  # the resumed trainer was stopped
+    assert not cmdline.exists() or trainer.CHILD not in cmdline.read_bytes()  # the resumed trainer was stopped

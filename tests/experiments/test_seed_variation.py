@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cardrl.experiments import seed_variation as sv
+from experiments import seed_variation as sv
 
 
 def _ev(adp: float, half: float = 0.2) -> dict:

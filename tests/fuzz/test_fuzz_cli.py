@@ -24,7 +24,7 @@ from cardrl.cli import check_command_line
 from helpers.fuzz import fuzz_settings
 
 GAMES = ("doudizhu", "big2", "guandan")
-SPACE = str(Path(__file__).resolve().parents[2] / "experiments" / "spaces" / "lr.json")
+SPACE = str(Path(__file__).resolve().parents[2] / "cardrl" / "spaces" / "lr.json")
 TRAIN = ["train", "doudizhu"]
 EVAL = ["eval", "doudizhu", "--a", "random", "--b", "rule"]
 
@@ -275,7 +275,7 @@ def test_regression_report_and_plot_refuse_an_out_that_is_a_directory(tmp_path):
         assert_refused([command, str(run), "--out", str(tmp_path)], "--out", "directory")
 
 
-# ---- values a check used to miss (each a regression test of a failure the fuzzing found) -------------------------
+# ---- regression tests: values the fuzzing found a check missing -------------------------------------------------
 @pytest.mark.parametrize("argv, named", [
     ([*TRAIN, "--lr", "0"], "--lr"), ([*TRAIN, "--lr", "inf"], "--lr"), ([*TRAIN, "--grad-clip", "nan"], "--grad-clip"),
     ([*TRAIN, "--rmsprop-alpha", "1.5"], "--rmsprop-alpha"), ([*TRAIN, "--hidden-sizes", "512", "0"], "--hidden-sizes"),

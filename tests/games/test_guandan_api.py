@@ -1,7 +1,6 @@
-"""GuanDan's public API as an adapter to another engine uses it (issue 24, "found while using it"): levels are
-ranks, a move's concrete reading (what every card, a wild card's stand-in included, is played as), the public
-classify check, the display of four jokers and of wild stand-ins, and the move tables and action ids that trained
-checkpoints depend on (unchanged)."""
+"""GuanDan's public API as an adapter to another engine uses it: levels are ranks, a move's concrete reading (what
+every card, a wild card's stand-in included, is played as), the public classify check, the display of four jokers
+and of wild stand-ins, and the move tables and action ids that trained checkpoints depend on."""
 
 from __future__ import annotations
 

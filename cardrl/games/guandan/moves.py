@@ -13,8 +13,8 @@ Levels
     A level is a rank: a :class:`Rank` (``Rank.FOUR``; an ``IntEnum`` whose value is the rank index, 0 for 2 ..
     12 for A, so it indexes arrays and does arithmetic like an int) or its name ``"2"`` .. ``"9"``, ``"T"`` (or
     ``"10"``), ``"J"``, ``"Q"``, ``"K"``, ``"A"``. Every function here that takes a ``level`` checks it with
-    :func:`parse_level`, which refuses a plain int: ``level=2`` could mean the 2s or rank index 2 (the 4s, what it
-    meant before levels took ranks), so it says to write ``"4"`` / ``Rank.FOUR`` or ``Rank(2)``. The engine's own
+    :func:`parse_level`, which refuses a plain int: ``level=2`` could mean the 2s or rank index 2 (the 4s), so it
+    says to write ``"4"`` / ``Rank.FOUR`` or ``Rank(2)``. The engine's own
     levels (``GuanDanGame.level``, a view's ``level``) are ``Rank`` values.
 
 Moves
@@ -44,16 +44,16 @@ Ordering (:func:`beats`): a non-bomb beats only the same category with a higher 
 every non-bomb and rank 4-card < 5-card < straight flush (by start) < 6- .. 10-card (size, then power) <
 four jokers. Equal straight flushes do not beat each other.
 
-Move table or per-hand generation? (measured on this 2-core machine, Python 3, numpy)
+Move table or per-hand generation?
     The move universe of one level (the lead moves of all 108 cards, :func:`move_universe_size`) holds
     132,169..135,070 moves depending on the level (level 2: single 54, pair 180, trio 376, three-with-two
     59,919, straight 28,224, tube 33,672, plate 9,672, bomb 2,354, straight flush 618, four jokers 1); it
-    takes ~0.2-0.3 s to build and 7.1 MB as a (M, 54) uint8 matrix, and it differs per level (the wild and
-    the level rank move), so a single id space for all levels would be ~1.7M moves. A per-level table is
-    practical, but stable ids are only per level. This module generates moves per hand and identifies a move by its
-    value (~1.1-1.5 ms mean per 27-card lead); the engine's legal moves come from a compiled scan over the
-    per-level table (:mod:`cardrl.games.guandan.table`: tens of us per lead), built from this module's ``fills``
-    and checked against :func:`legal_moves` (tests/games/test_guandan_moves_differential.py). Legal-set sizes of random
+    takes 7.1 MB as a (M, 54) uint8 matrix, and it differs per level (the wild and the level rank move), so a
+    single id space for all levels would be ~1.7M moves. A per-level table is practical, but stable ids are only
+    per level. This module generates moves per hand and identifies a move by its value; the engine's legal moves
+    come from a compiled scan over the per-level table (:mod:`cardrl.games.guandan.table`; the two timed against
+    each other: docs/benchmarks.md), built from this module's ``fills`` and checked against :func:`legal_moves`
+    (tests/games/test_guandan_moves_differential.py). Legal-set sizes of random
     27-card leads (3,000 deals, random level): mean 770, median 480, p99 2,748, max 3,895 (0 wilds: mean 326, max
     998; 1 wild: mean 1,170, max 3,004; 2 wilds: mean 2,231, max 3,895; hands forced to hold both wilds reach
     5,000: DanZero+'s "more than 5,000").

@@ -1,8 +1,6 @@
 """GuanDan's action ids: per-level move tables plus the tribute and return decisions, and the compiled legal-move
 scan over them.
 
-Measured on the 2-core development machine:
-
 * Every move some 27-card hand can make at a level is a lead move of the full 108-card deck (or pass): that
   *move universe* holds 132,169 .. 135,070 moves depending on the level (2, K, A: 135,070; 3, Q: 133,407;
   4, J: 132,788; 5 .. 10: 132,169), and it changes with the level (the wild card and the level rank move), so one
@@ -24,19 +22,17 @@ included), and a table from each group's mixed-radix product index to the move i
 options the hand holds (two 54-bit tests each), enumerates their products within the wild cards held and sets the
 ids in a bit set, which it reads back sorted; following, only the groups of the same category above the last move and
 the bombs above it are visited. The result is the same set as :func:`~cardrl.games.guandan.moves.legal_moves` (which
-remains the by-value reference; tests/games/test_guandan_moves_differential.py checks them against each other). Figures
-(quiet-machine estimates; under load measured 2026-11-24): a 27-card dealt lead takes ~25 / 50 / 70 us mean with 0 /
-1 / 2 wild cards (the generator it replaces: ~1.0 / 3.7 / 6.3 ms), following a few us.
+remains the by-value reference; tests/games/test_guandan_moves_differential.py checks them against each other). The
+scan's speed against the by-value generator, and what building, caching and compiling cost: docs/benchmarks.md.
 
 A level's arrays hold ~6.2 MB (keys and hash index 3.8 MB, decode arrays 1.8 MB, scan 0.7 MB; the kernel's scratch
-1.1 MB more) and take ~0.9 s of CPU to build (the generator's lead moves of the deck, the keys, then a check that
-the scan's groups cover the table exactly once; seconds of wall time on a loaded machine), so they are cached on
-disk (:func:`cache_path`: ``~/.cache/cardrl`` or ``$CARDRL_CACHE_DIR``, ``off`` to disable; keyed by
-:data:`SCAN_VERSION` and a digest of this module's and the generator's source; ~10 ms of CPU to read back) and per
-process (13 levels at most). The kernel is compiled with numba's ``cache=True``: the first call in a process loads
-it from numba's cache (~0.4 s of CPU, once per process; compiling it afresh takes ~2.3 s of CPU). Mapping ``Move``
-values to ids (:meth:`LevelMoveTable.ids_of`) costs ~0.7 us per move; ids decode to ``Move`` values from the decode
-arrays (:meth:`LevelMoveTable.values_of`, :class:`LegalValues` lazily).
+1.1 MB more). Building them takes the generator's lead moves of the deck, the keys, then a check that the scan's
+groups cover the table exactly once, so they are cached on disk (:func:`cache_path`: ``~/.cache/cardrl`` or
+``$CARDRL_CACHE_DIR``, ``off`` to disable; keyed by :data:`SCAN_VERSION` and a digest of this module's and the
+generator's source) and per process (13 levels at most). The kernel is compiled with numba's ``cache=True``: the
+first call in a process loads it from numba's cache instead of compiling it afresh. ``Move`` values map to ids with
+:meth:`LevelMoveTable.ids_of`; ids decode to ``Move`` values from the decode arrays (:meth:`LevelMoveTable.values_of`,
+:class:`LegalValues` lazily).
 """
 from __future__ import annotations
 

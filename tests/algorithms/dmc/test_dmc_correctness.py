@@ -66,8 +66,7 @@ def test_each_module_updates_on_its_own_batch_from_bounded_fresh_buffers(ray_loc
     """Two modules fed at very different rates (Big2's west seat alone, and the other three seats): each is
     updated as soon as its own batch is ready, so the busy one three times as often; no buffer grows past its
     capacity, every sampled frame is trained on, held or counted as dropped, and the data each update trains on is
-    at most a few updates old. (Updates used to wait for the slowest module, with the surplus of the others piling
-    up in unbounded buffers served oldest first.)"""
+    at most a few updates old: no update waits for the slowest module."""
     config = (DMCConfig().game("big2")
               .env_runners(num_env_runners=0, num_envs_per_env_runner=16, rollout_fragment_length=200)
               .training(frames_per_update=300, hidden_sizes=[32], buffer_frames=900).debugging(seed=3))
@@ -94,7 +93,7 @@ def test_each_module_updates_on_its_own_batch_from_bounded_fresh_buffers(ray_loc
 # ---- 2. GuanDan's match bonus on every deal of a finished match ---------------------------------------------------
 def test_match_bonus_labels_every_deal_with_its_points_plus_the_bonus():
     """DanZero+ adds +-1 to every deal's samples of a finished match; each deal's frames wait for the match's end
-    and get that deal's own points plus the bonus (the env used to pay the whole bonus with the last deal)."""
+    and get that deal's own points plus the bonus, not the whole bonus with the last deal."""
     env = make_env("guandan", match_bonus=True)
     env.reset(seed=5)
     labels, rng = SegmentLabels(), np.random.default_rng(0)

@@ -415,8 +415,8 @@ def test_trains_on_doudizhu_and_big2_with_their_features(game, dmc_checkpoint, r
 
 
 def test_cli_trains_topk_ppo_and_refuses_foreign_flags(dmc_checkpoint, ray_local, tmp_path, capsys, monkeypatch):
-    """Also: relative paths (--dmc-checkpoint, --out, an eval spec's checkpoint) mean the current directory's (a
-    relative --dmc-checkpoint used to fail with pyarrow's "URI has empty scheme")."""
+    """Also: relative paths (--dmc-checkpoint, --out, an eval spec's checkpoint) mean the current directory's (pyarrow
+    refuses a relative --dmc-checkpoint with "URI has empty scheme" unless it is resolved first)."""
     import os
 
     from cardrl.cli import main

@@ -18,7 +18,7 @@ from cardrl.cli import build_parser, main
 from cardrl.presets import presets
 
 ROOT = Path(__file__).resolve().parents[3]
-SWEEPS = [p for p in presets().values() if p.space]  # the sweep presets (experiments/presets.py)
+SWEEPS = [p for p in presets().values() if p.space]  # the sweep presets (cardrl/preset_table.py)
 
 
 def _space(tmp_path: Path, content) -> Path:
@@ -78,7 +78,7 @@ def test_the_command_refuses_a_bad_space_before_starting_ray(tmp_path, capsys):
 
 @pytest.mark.parametrize("preset", SWEEPS, ids=[p.name for p in SWEEPS])
 def test_every_experiment_space_applies_to_its_game(preset):
-    assert _check(ROOT / "experiments" / "spaces" / preset.space, preset.game) >= 1
+    assert _check(ROOT / "cardrl" / "spaces" / preset.space, preset.game) >= 1
 
 
 @pytest.mark.timeout(600)

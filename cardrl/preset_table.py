@@ -1,8 +1,9 @@
-"""The presets table: every configuration a paper trains, as a ``cardrl train`` command line, with the paper, the
-table or figure it reproduces and the result the paper reports; the learning benchmark's variants (``variant=True``,
-most of them for any game they apply to); and the Tune sweeps (``space=``). Read by :mod:`cardrl.presets`
-(``cardrl train --preset NAME``, ``cardrl tune --preset NAME``) and ``cardrl bench learning``; docs/presets.md shows
-it. A new paper row is one entry here.
+"""The presets table: :class:`Preset` and its rows. Every configuration a paper trains, as a ``cardrl train`` command
+line, with the paper, the table or figure it reproduces and the result the paper reports; the learning benchmark's
+variants (``variant=True``, most of them for any game they apply to); and the Tune sweeps (``space=``, a file in
+``cardrl/spaces/``). Read by :mod:`cardrl.presets` (``cardrl train --preset NAME``, ``cardrl tune --preset NAME``)
+and ``cardrl bench learning``; docs/presets.md shows it. A new paper row is one entry here. The module is data: it
+imports no Ray, torch or algorithm.
 
 Expected results are quoted from the papers: Luo & Tan 2024 Tables 4-5 give the ADP of the row's method against the
 column's, with the 95% t-test interval, after 30 days (10,000 deals, sides swapped); OADMCDou Table 1 ADP +- the
@@ -10,8 +11,76 @@ interval's half-width; DanZero and DanZero+ match win rates (%) over 1,000 games
 which cardrl does not have (its own baselines are ``rule`` and ``rule-control``).
 """
 
-from cardrl.presets import Preset
+from __future__ import annotations
 
+from dataclasses import dataclass
+
+# A benchmark variant's oracle schedule ("1:0:{oracle_frames}") reaches 0 at this share of its frame budget:
+# OADMCDou anneals over its first 20 of 30 days.
+ORACLE_SHARE = 2 / 3
+# ... and, run as a preset, over OADMCDou's 20 days at 100,236,906 state-action pairs a day (OADMCDou, Sec. 5.1).
+PAPER_ORACLE_FRAMES = 2_004_738_120
+
+
+@dataclass(frozen=True)
+class Preset:
+    """One row of the presets table.
+
+    ``game`` None: any game the preset applies to (``needs_search``: the game has a Minimum Combination Search;
+    ``needs_features``: it has that feature encoder; ``opponent_model``: one of its encoders feeds that opponent
+    model); the command line names the game. ``options`` are ``cardrl train`` flags (``{oracle_frames}`` is filled
+    in: :meth:`flags`); ``space`` makes the row a Tune sweep (a file in ``cardrl/spaces/``); ``variant`` makes
+    it one of ``cardrl bench learning``'s variants; ``starts_from`` ``(VARIANT, FLAG)``: a variant that continues
+    another's run (the benchmark trains VARIANT to
+    :data:`cardrl.presets.START_SHARE` of the budget, then this one from that run's
+    checkpoint, given by FLAG, for the rest). ``paper``, ``reproduces`` and ``expected`` say where the row is from and
+    what the paper reports for it (quoted; empty where the paper gives no figure).
+    """
+
+    name: str
+    game: str | None
+    algo: str = "dmc"
+    options: tuple[str, ...] = ()
+    paper: str = ""
+    reproduces: str = ""
+    expected: str = ""
+    notes: str = ""
+    space: str | None = None
+    variant: bool = False
+    needs_search: bool = False
+    needs_features: str | None = None
+    opponent_model: str | None = None
+    starts_from: tuple[str, str] | None = None
+
+    @property
+    def command(self) -> str:
+        """``tune`` for a sweep, else ``train``."""
+        return "tune" if self.space else "train"
+
+    def out(self, game: str | None = None) -> str:
+        """The run directory the preset writes: ``runs/NAME`` (``runs/NAME_GAME`` for a preset of any game)."""
+        return f"runs/{self.name}" if self.game or game is None else f"runs/{self.name}_{game}"
+
+    def flags(self, frames: int | None = None) -> list[str]:
+        """``options`` with ``{oracle_frames}`` filled in: ``ORACLE_SHARE`` of a budget of ``frames``, or OADMCDou's
+        length (:data:`PAPER_ORACLE_FRAMES`) when no budget is given."""
+        oracle_frames = PAPER_ORACLE_FRAMES if frames is None else max(1, int(frames * ORACLE_SHARE))
+        return [flag.format(oracle_frames=oracle_frames) for flag in self.options]
+
+    def applies_to(self, game: str) -> bool:
+        """Whether the preset can train ``game``, from the registry's data about it."""
+        from cardrl.games.registry import get_game
+
+        spec = get_game(game)
+        if self.game is not None and self.game != spec.name:
+            return False
+        feeds = self.opponent_model is None or any(
+            self.opponent_model in spec.make_features(name).opponent_models for name in spec.features)
+        return ((not self.needs_search or spec.search is not None) and feeds
+                and (self.needs_features is None or self.needs_features in spec.features))
+
+
+# ---- the table -----------------------------------------------------------------------------------------------------
 # DanZero's learner: TF1's RMSProp at lr 1e-3 (DanZero+ Table IV; the authors' learner), the same flags as
 # cardrl.algorithms.dmc.optimizers.DANZERO_OPTIMIZER_FLAGS (tests check it).
 DANZERO_OPTIMIZER = ("--lr", "1e-3", "--optimizer", "rmsprop_tf1", "--rmsprop-alpha", "0.9", "--rmsprop-eps", "1e-5")
@@ -20,7 +89,7 @@ DANZERO_BATCH = ("--frames-per-update", "32768")  # DanZero+ Table IV
 DANZERO_CLIP = ("--q-clip", "admc", "--admc-gamma", "0.65")  # DanZero's learner's clip of range 0.65 (eqs. 1-3)
 # lambda 1 -> 0 over OADMCDou's first 20 days at 100,236,906 state-action pairs a day, then 0 (OADMCDou Sec. 5.2;
 # cardrl.algorithms.dmc.schedules.OADMCDOU_ORACLE); give --oracle 1:0:FRAMES after the preset for a shorter budget
-OADMCDOU_ORACLE = "1:0:2004738120"
+OADMCDOU_ORACLE = f"1:0:{PAPER_ORACLE_FRAMES}"
 SHORTER_ORACLE = "lambda falls over the paper's 2.0e9 frames: add --oracle 1:0:FRAMES for a shorter budget"
 
 LUO_TAN = "Luo & Tan 2024"

@@ -1,4 +1,4 @@
-"""Presets (cardrl/presets.py, the table in experiments/presets.py): ``--preset NAME`` expands to the preset's game,
+"""Presets (cardrl/presets.py, the table in cardrl/preset_table.py): ``--preset NAME`` expands to the preset's game,
 algorithm, flags and run directory where it stands, a later flag wins, errors name what exists; every preset is a
 valid command line; the table agrees with the algorithms' constants and with docs/presets.md; one real tiny run."""
 
@@ -13,7 +13,7 @@ import pytest
 from cardrl.cli import build_parser, main
 from cardrl.presets import PresetError, expand, expand_preset, get_preset, presets, presets_markdown, variants
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_a_preset_expands_to_its_game_algorithm_flags_and_run_directory():
@@ -73,7 +73,7 @@ def test_tune_presets_are_the_sweeps_and_dmc_presets_with_a_space(tmp_path):
 @pytest.mark.parametrize("name", [n for n, p in presets().items() if p.game is not None])
 def test_every_preset_is_a_valid_command_line(name, tmp_path):
     """Each training preset parses, and a DMC one builds a valid DMC config; each sweep's space applies to its
-    game (what the deleted experiments/tune_*.py scripts were checked for)."""
+    game."""
     preset = get_preset(name)
     args = build_parser().parse_args(expand([preset.command, "--preset", name, "--out", str(tmp_path)]))
     assert args.game == preset.game
@@ -92,11 +92,10 @@ def test_every_preset_is_a_valid_command_line(name, tmp_path):
 def test_the_table_says_where_each_row_is_from_and_agrees_with_the_algorithms():
     from cardrl.algorithms.dmc.optimizers import DANZERO_OPTIMIZER_FLAGS
     from cardrl.algorithms.dmc.schedules import OADMCDOU_ORACLE, OADMCDOU_ORACLE_FRAMES
-    from cardrl.experiments import presets as table
-    from cardrl.presets import PAPER_ORACLE_FRAMES
+    from cardrl import preset_table as table
 
     assert table.DANZERO_OPTIMIZER == DANZERO_OPTIMIZER_FLAGS
-    assert table.OADMCDOU_ORACLE == OADMCDOU_ORACLE and PAPER_ORACLE_FRAMES == OADMCDOU_ORACLE_FRAMES
+    assert table.OADMCDOU_ORACLE == OADMCDOU_ORACLE and table.PAPER_ORACLE_FRAMES == OADMCDOU_ORACLE_FRAMES
     assert all(p.paper and p.reproduces for p in presets().values())
     assert all(p.expected for p in presets().values() if p.reproduces.startswith(("Table", "Fig.")) and not p.variant)
     assert list(variants()) == ["dmc", "dmc_centred", "odmc", "om", "omodmc", "admc", "oadmcdou", "oracledou",
