@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
-           "read_progress", "read_config", "write_config", "trim_progress", "save_checkpoint", "latest_checkpoint",
-           "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing"]
+           "read_progress", "read_config", "run_options", "write_config", "trim_progress", "save_checkpoint",
+           "latest_checkpoint", "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing"]
 
 PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
 CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
@@ -99,6 +99,16 @@ def read_config(run_dir: str | Path) -> dict[str, Any]:
         return json.loads(path.read_text())
     except json.JSONDecodeError as err:
         raise ValueError(f"{path} is not JSON ({err})") from None
+
+
+def run_options(config: dict[str, Any]) -> dict[str, Any]:
+    """A ``config.json``'s options as one flat mapping (game, algo, the run's options and the algorithm's): from its
+    ``spec``, or from the ``args`` of a run written before the spec existed; ``{}`` when it has neither."""
+    spec = config.get("spec")
+    if isinstance(spec, dict):
+        return {"game": spec.get("game"), "algo": spec.get("algo"), **(spec.get("settings") or {}),
+                **(spec.get("run") or {})}
+    return dict(config.get("args") or {})
 
 
 def write_config(out: Path, record: dict[str, Any]) -> Path:

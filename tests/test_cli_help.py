@@ -95,20 +95,21 @@ def test_train_help_shows_the_algorithm_s_own_options_and_the_run_options_only(c
     """`cardrl train GAME --algo X --help` lists X's options (with X's defaults) and the run options X takes."""
     from dataclasses import fields
 
-    from cardrl.algorithms.training.registry import ALGORITHMS, driver
+    from cardrl.algorithms.training.registry import ALGORITHMS
+    from cardrl.algorithms.training.run_spec import RUN_OPTIONS, settings_class
     from cardrl.algorithms.training.settings import OPTIONAL_RUN_OPTIONS, RunSettings, flag_of
 
     texts = {algo: _train_help(algo, capsys) for algo in ALGORITHMS}
     for algo, text in texts.items():
-        own = {flag_of(f) for f in fields(driver(algo).settings) if f.metadata.get("cli", True)}
-        others = {flag_of(f) for a in ALGORITHMS if a != algo for f in fields(driver(a).settings)
+        own = {flag_of(f) for f in fields(settings_class(algo)) if f.metadata.get("cli", True)}
+        others = {flag_of(f) for a in ALGORITHMS if a != algo for f in fields(settings_class(a))
                   if f.metadata.get("cli", True)} - own
         shown = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text))
         assert own <= shown, (algo, own - shown)
         assert not (others & shown), (algo, others & shown)
         for f in fields(RunSettings):
             assert (flag_of(f) in shown) == (f.name not in OPTIONAL_RUN_OPTIONS
-                                            or f.name in driver(algo).run_options), (algo, f.name)
+                                            or f.name in RUN_OPTIONS[algo]), (algo, f.name)
     assert "Adam learning rate (DanZero+ Table V: 1e-4) (default: 0.0001)" in " ".join(texts["topk-ppo"].split())
     assert "RMSprop learning rate" not in texts["topk-ppo"] and "RMSprop learning rate" in texts["dmc"]
 
@@ -123,9 +124,9 @@ def test_every_train_option_of_each_algorithm_has_help_and_shows_its_default(alg
 
 
 def test_a_given_algo_picks_its_parser_and_its_defaults():
-    from cardrl.cli import parse_args
+    from cardrl.cli import parse_args, train_spec
 
-    assert build_parser().parse_args(["train", "big2", "--algo", "ppo"]).lr == 5e-5
+    assert parse_args(["train", "big2", "--algo", "ppo"]).lr == 5e-5
     assert parse_args(["train", "big2", "--algo=topk-ppo"]).lr == 1e-4 and parse_args(["train", "big2"]).lr == 1e-4
-    args = parse_args(["train", "big2", "--algo", "ppo", "--lr", "0.01"])
-    assert args.lr == 0.01 and args.resume is False and args.eval_every_frames == 0  # run options it does not take
+    spec = train_spec(parse_args(["train", "big2", "--algo", "ppo", "--lr", "0.01"]))
+    assert spec.settings.lr == 0.01 and spec.run.resume is False and spec.run.eval_every_frames == 0  # not its own

@@ -42,7 +42,8 @@ REFERENCE = re.compile(r"^(cardrl(?:\.\w+)+):[\w.]+$")  # "package.module:attr",
 # it lives under cardrl/, goes here by name).
 DRIVERS = {"cardrl.cli"}
 # The envs' and algorithms' public API, which the benchmarks call (their own code paths and defaults, never copies).
-PUBLIC_API = {"cardrl.envs", "cardrl.algorithms.dmc", "cardrl.algorithms.dmc.dmc", "cardrl.algorithms.dmc.settings"}
+PUBLIC_API = {"cardrl.envs", "cardrl.algorithms.dmc", "cardrl.algorithms.dmc.dmc", "cardrl.algorithms.dmc.settings",
+              "cardrl.algorithms.training", "cardrl.algorithms.training.run_spec"}
 BENCHMARKS = "cardrl.bench"
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cardrl.algorithms.training.run_spec import RunSpec
 from cardrl.cli import build_parser, main
 from cardrl.presets import PresetError, expand, expand_preset, get_preset, presets, presets_markdown, variants
 
@@ -74,17 +75,22 @@ def test_tune_presets_are_the_sweeps_and_dmc_presets_with_a_space(tmp_path):
 def test_every_preset_is_a_valid_command_line(name, tmp_path):
     """Each training preset parses, and a DMC one builds a valid DMC config; each sweep's space applies to its
     game."""
+    from cardrl.cli import parse_args, train_spec, tune_sweep
+
     preset = get_preset(name)
-    args = build_parser().parse_args(expand([preset.command, "--preset", name, "--out", str(tmp_path)]))
+    args = parse_args(expand([preset.command, "--preset", name, "--out", str(tmp_path)]))
+    args.argv = []
     assert args.game == preset.game
     if preset.space:
         from cardrl.algorithms.tune.space import check_space, load_space
 
-        assert check_space(load_space(args.space), args) >= 1
+        assert check_space(load_space(args.space), tune_sweep(args).base) >= 1
     elif preset.algo == "dmc":
         from cardrl.algorithms.dmc.train import build_config
 
-        build_config(args, say=lambda *a: None).validate()
+        spec = train_spec(args)
+        assert spec == RunSpec.from_preset(name, flags=["--out", str(tmp_path)])
+        build_config(spec, say=lambda *a: None).validate()
     else:
         assert args.algo == preset.algo
 

@@ -51,10 +51,10 @@ COMMAND_PAGES = [README, ROOT / "docs" / "usage.md"]
 @pytest.mark.parametrize("line", [line for page in COMMAND_PAGES for line in _bash_lines(page.read_text())
                                   if _cardrl_argv(line)])
 def test_every_cardrl_command_of_the_readme_and_the_usage_page_parses(line):
-    from cardrl.cli import build_parser
+    from cardrl.cli import parse_args
     from cardrl.presets import expand_preset
 
-    build_parser().parse_args(expand_preset(_cardrl_argv(line)))
+    parse_args(expand_preset(_cardrl_argv(line)))
 
 
 def _anchor(heading: str) -> str:

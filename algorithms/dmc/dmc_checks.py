@@ -312,16 +312,13 @@ def actor_precision(config) -> list[str]:
 
 
 def gpu_inference(config) -> list[str]:
-    """The env runners' Q-modules on a GPU (DMCEnvRunner): a GPU share per runner, which an unfrozen config reserves
-    (``num_gpus_per_env_runner``) when the user left it at 0, so that Ray gives each runner its share."""
+    """The env runners' Q-modules on a GPU (DMCEnvRunner): a GPU for the runners' shares (reserved when the
+    algorithm is built: :meth:`~cardrl.algorithms.dmc.dmc_config.DMCConfigBase.reserve_runner_gpus`)."""
     if not config.gpu_inference:
         return []
-    from cardrl.algorithms.dmc.dmc_env_runner import gpu_inference_problems, gpu_share_per_runner
+    from cardrl.algorithms.dmc.dmc_env_runner import gpu_inference_problems
 
-    problems = gpu_inference_problems(config)
-    if not problems and not config.num_gpus_per_env_runner and not config._is_frozen:
-        config.num_gpus_per_env_runner = gpu_share_per_runner(config)
-    return problems
+    return gpu_inference_problems(config)
 
 
 def num_envs_per_env_runner(config) -> list[str]:

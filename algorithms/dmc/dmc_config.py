@@ -239,6 +239,20 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
                     "players": game.num_players}
         return {"kind": self.opponent_model}
 
+    def reserve_runner_gpus(self) -> None:
+        """With ``gpu_inference`` and no ``num_gpus_per_env_runner`` given, each env runner reserves its share of the
+        GPUs (:func:`~cardrl.algorithms.dmc.dmc_env_runner.gpu_share_per_runner`), so that Ray gives it one; done
+        when the algorithm is built, not by :meth:`validate` (a check changes nothing)."""
+        if self.gpu_inference and not self.num_gpus_per_env_runner and not self._is_frozen:
+            from cardrl.algorithms.dmc.dmc_env_runner import gpu_share_per_runner
+
+            self.num_gpus_per_env_runner = gpu_share_per_runner(self)
+
+    def build_algo(self, *args, **kwargs):
+        """The algorithm of this config, the env runners' GPU shares reserved first (:meth:`reserve_runner_gpus`)."""
+        self.reserve_runner_gpus()
+        return super().build_algo(*args, **kwargs)
+
     def validate(self) -> None:
         """RLlib's checks, then DMC's (:mod:`~cardrl.algorithms.dmc.dmc_checks`, one per option); one ValueError
         names every problem."""

@@ -13,11 +13,10 @@ import argparse
 from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.centering import TARGET_BASELINES
-from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration,
-                                             values_from_args)
+from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration)
 from cardrl.args import agent_spec_arg, path_arg, positive_int
 
-__all__ = ["DMCSettings", "RunSettings", "add_arguments", "values_from_args", "field_default", "parse_duration",
+__all__ = ["DMCSettings", "RunSettings", "add_arguments", "field_default", "parse_duration",
            "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
            "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS"]
 
@@ -125,15 +124,15 @@ class DMCSettings:
                                         "many games per runner (docs/architecture.md, 'GPU inference'); refused "
                                         "where there is no GPU")
     actor_precision: str = option("float32", "precision of the env runners' scoring forward pass: float32 (as "
-                                             "DouZero's actors) or bfloat16 (about 2x faster matrix products on CPUs "
-                                             "with AVX512-BF16 or AMX, and on GPUs; moves whose Q-values differ by "
+                                             "DouZero's actors) or bfloat16 (faster matrix products on CPUs with "
+                                             "AVX512-BF16 or AMX, and on GPUs: docs/benchmarks.md; moves whose Q-values differ by "
                                              "less than about 1 in 100 may be ordered differently); the learner is "
                                              "float32 either way", choices=("float32", "bfloat16"))
     driver_sample_frames: int = option(200, "with remote env runners, the driver (where the learner runs) plays "
                                             "this many frames with its own env runner whenever no remote sample is "
-                                            "ready, instead of waiting idle (on 2 cores: 1.56x the frames/s of "
-                                            "waiting; 0: never; not with --deterministic, which samples on the "
-                                            "env runners only)", type=int)
+                                            "ready, instead of waiting idle (its gain: docs/benchmarks.md; 0: "
+                                            "never; not with --deterministic, which samples on the env runners "
+                                            "only)", type=int)
     deterministic: bool = option(False, "sampling and updates take turns in a fixed order: one sample request to "
                                         "every healthy env runner with the current weights, all waited for and "
                                         "ingested in the runners' order, no driver sampling; torch's "

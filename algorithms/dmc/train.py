@@ -13,20 +13,16 @@ from __future__ import annotations
 
 import math
 import os
-from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.dmc.settings import DMCSettings, values_from_args
 from cardrl.algorithms.dmc.train_evaluation import DMCEvaluation, evaluation_baselines, evaluations
 from cardrl.algorithms.training.driver import Driver
-from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.env_options import env_config_of
 from cardrl.algorithms.training.learners import learner_resources
-from cardrl.algorithms.training.loop import run_training as run_driver
-from cardrl.run_dir import save_checkpoint
+from cardrl.algorithms.training.run_spec import RunSpec
 
-__all__ = ["DRIVER", "build_config", "pick_features", "features_for_opponent_model", "env_config_from_args",
-           "run_training", "save_checkpoint", "latest_checkpoint", "evaluations", "evaluation_baselines"]
+__all__ = ["DRIVER", "build_config", "pick_features", "features_for_opponent_model", "latest_checkpoint"]
 
 
 def features_for_opponent_model(game: str, features: str | None, opponent_model: str | None
@@ -62,30 +58,30 @@ def pick_features(game: str, default: str, reads: dict[str, tuple[str, ...]], fe
                         f"{default}: training with --features {fitting[0]}")
 
 
-def build_config(args, say=print):
-    """The DMCConfig of a ``cardrl train`` command line: DMC's flags (DMCSettings) and the run's resources.
+def build_config(run_spec: RunSpec, say=print):
+    """The DMCConfig of a run: DMC's settings (DMCSettings) and the run's resources.
     ``say`` prints the one-line notes about choices made for the user (the encoder an opponent model needs)."""
     from cardrl.algorithms.dmc.dmc import DMCConfig
     from cardrl.games.registry import get_game
 
-    spec = get_game(args.game)
-    env_config = env_config_from_args(args)
+    spec, run = get_game(run_spec.game), run_spec.run
+    env_config = env_config_of(run_spec)
     features, note = features_for_opponent_model(spec.name, env_config.get("features"),
-                                                 getattr(args, "opponent_model", None))
+                                                 run_spec.settings.opponent_model)
     if note:
         env_config["features"] = features
         say(note)
-    settings = values_from_args(args, DMCSettings)
+    settings = run_spec.settings_values()
     runners = {k: settings.pop(k) for k in ("num_envs_per_env_runner", "rollout_fragment_length")}
     if settings.get("q_model") is None:
         settings.pop("q_model", None)  # the game's default
     config = (
         DMCConfig()
         .game(spec.name, **env_config)
-        .env_runners(num_env_runners=args.num_env_runners, **runners)
+        .env_runners(num_env_runners=run.num_env_runners, **runners)
         .training(**settings)
-        .learners(**learner_resources(args))
-        .debugging(seed=args.seed)
+        .learners(**learner_resources(run))
+        .debugging(seed=run.seed)
     )
     return config
 
@@ -180,13 +176,13 @@ def _options_text(record: dict, result: dict) -> str:
     return line
 
 
-def progress(result: dict, args: Namespace) -> tuple[dict, str]:
+def progress(result: dict, run_spec: RunSpec) -> tuple[dict, str]:
     """One ``algo.train()`` result's record fields and progress line (an episode is a match or a deal)."""
     from cardrl.games.registry import get_game
 
     record = _record_fields(result)
     played = (f"matches {record['episodes']:,} ({record['deals']:,} deals)"
-              if get_game(args.game).protocol.unit == "match" else f"deals {record['episodes']:,}")
+              if get_game(run_spec.game).protocol.unit == "match" else f"deals {record['episodes']:,}")
     line = (f"frames {record['frames_trained']:,} ({record['frames_per_s']:,.0f}/s) | {played} | "
             f"loss {_fmt_losses(result)} | lag {record['weight_lag'] or 0:.2f} | data age "
             f"{record['data_age_updates'] or 0:.1f} upd {record['data_age_s'] or 0:.1f}s | buffers "
@@ -194,33 +190,35 @@ def progress(result: dict, args: Namespace) -> tuple[dict, str]:
     return record, line + _options_text(record, result)
 
 
-def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
+def describe(algo: Any, config: Any, run_spec: RunSpec, out: Path) -> list[str]:
     """The lines printed before training: what trains where, and how it is evaluated when that is not plain."""
-    algo_name = "ODMC (MCS pruning)" if getattr(args, "prune", None) else "DMC"
-    lines = [f"training {algo_name} on {args.game}: {args.num_env_runners} env runner(s) x "
-             f"{args.num_envs_per_env_runner} games, model {config.q_model}, learner on {_learner_device(algo)}, "
+    run, settings = run_spec.run, run_spec.settings
+    algo_name = "ODMC (MCS pruning)" if settings.prune else "DMC"
+    lines = [f"training {algo_name} on {run_spec.game}: {run.num_env_runners} env runner(s) x "
+             f"{settings.num_envs_per_env_runner} games, model {config.q_model}, learner on {_learner_device(algo)}, "
              f"run dir {out}"]
-    if getattr(args, "deterministic", False):
+    if run.deterministic:
         lines.append(f"deterministic: sampling and updates take turns (one sample request to every env runner with "
-                     f"the current weights, taken in the runners' order; no driver sampling), so --seed {args.seed} "
+                     f"the current weights, taken in the runners' order; no driver sampling), so --seed {run.seed} "
                      f"fixes the run; slower than the default, where they overlap")
     play = algo.play_options()
     if play.oracle is not None or play.pruned:
         lines.append(f"evaluation: {play.label()}"
                      + ("; also with the trained oracle block while lambda > 0" if play.oracle is not None else "")
-                     + ("; also unpruned" if getattr(args, "eval_unpruned", False) else ""))
+                     + ("; also unpruned" if run.eval_unpruned else ""))
     return lines
 
 
-def check(args: Namespace) -> None:
-    if getattr(args, "eval_unpruned", False) and getattr(args, "prune", None) != "mcs":
+def check(run_spec: RunSpec) -> None:
+    run = run_spec.run
+    if run.eval_unpruned and run_spec.settings.prune != "mcs":
         raise ValueError("--eval-unpruned evaluates an ODMC agent without its pruning: give --prune mcs too")
-    if getattr(args, "final_matches", None) is not None:
+    if run.final_matches is not None:
         from cardrl.games.registry import game_names, get_game
 
-        if get_game(args.game).protocol.unit != "match":
+        if get_game(run_spec.game).protocol.unit != "match":
             by_match = [name for name in game_names() if get_game(name).protocol.unit == "match"]
-            raise ValueError(f"--final-matches does not apply to {args.game} (one deal is a game); it applies to "
+            raise ValueError(f"--final-matches does not apply to {run_spec.game} (one deal is a game); it applies to "
                              f"{', '.join(by_match)}")
 
 
@@ -231,18 +229,12 @@ def _verify(path: Path) -> None:
 
 
 DRIVER = Driver(
-    name="dmc", title="DMC", settings=DMCSettings, agent_kind="checkpoint", build_config=build_config,
+    name="dmc", title="DMC", agent_kind="checkpoint", build_config=build_config,
     describe=describe, progress=progress, evaluation=DMCEvaluation(),
     frames_trained=lambda algo: algo.frames_trained,
-    run_options=frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches", "deterministic"}),
     check=check,
     verify_checkpoint=_verify,
     resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners")
-
-
-def run_training(args: Namespace) -> int:
-    """``cardrl train GAME --algo dmc`` (:func:`cardrl.algorithms.training.loop.run_training` with :data:`DRIVER`)."""
-    return run_driver(DRIVER, args)
 
 
 def latest_checkpoint(out: Path) -> Path | None:

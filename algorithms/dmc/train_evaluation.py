@@ -16,17 +16,19 @@ swapped, one seeded match per ten evaluation deals, for the match win rate (DanZ
 
 from __future__ import annotations
 
-from argparse import Namespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardrl.algorithms.training.run_spec import RunSpec
 
 __all__ = ["DMCEvaluation", "evaluation_baselines", "evaluations", "EVAL_VARIANTS"]
 
 
-def evaluation_baselines(config, specs, args) -> dict:
+def evaluation_baselines(config, specs, run_spec: RunSpec) -> dict:
     """``spec -> make(slot)`` of each baseline agent spec, under the config's game rules (checked now)."""
     spec = config.game_spec
     options = spec.full_options({k: v for k, v in (config.env_config or {}).items() if k in spec.rule_options})
-    return {s: _baseline_factory(s, args.game, options, args.seed + 7) for s in specs}
+    return {s: _baseline_factory(s, run_spec.game, options, run_spec.run.seed + 7) for s in specs}
 
 
 def _baseline_factory(spec: str, game: str, options: dict, seed: int):
@@ -41,7 +43,7 @@ def _baseline_factory(spec: str, game: str, options: dict, seed: int):
 EVAL_VARIANTS = ("eval_oracle", "eval_unpruned")
 
 
-def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, pruned: bool | None = None,
+def _evaluate(algo, baselines: dict, run_spec: RunSpec, *, trained_block: bool = False, pruned: bool | None = None,
               count_outside: bool = False, play=None, score=None, count_passes: bool = False) -> dict[str, dict]:
     """The current greedy networks against each baseline on the same seeded deals, sides swapped (GuanDan: single
     deals, DanZero's deal points; whole-match win rates are cardrl.eval.matches' job). They play as trained
@@ -62,7 +64,8 @@ def _evaluate(algo, baselines: dict, args, *, trained_block: bool = False, prune
     blocks = play.engine_blocks() if trained_block else None
     if algo.config.bidding:  # a whole-game run's card play on fixed-landlord deals reads their bid block
         blocks = _with_bid_block(blocks)
-    return {spec: evaluate_scorer(score, make, args.game, deals=args.eval_deals, seed=args.seed + 1, options=options,
+    run = run_spec.run
+    return {spec: evaluate_scorer(score, make, run_spec.game, deals=run.eval_deals, seed=run.seed + 1, options=options,
                                   features=env_config.get("features"),
                                   move_filter=play.engine_pruner() if prune else None,
                                   input_blocks=blocks,
@@ -81,21 +84,21 @@ def _with_bid_block(blocks):
     return with_bid
 
 
-def evaluations(algo, baselines: dict, args) -> dict:
+def evaluations(algo, baselines: dict, run_spec: RunSpec) -> dict:
     """The progress record's evaluation fields: ``eval`` (the headline: as the agent plays deployed, with its
     pruning and a zero oracle block) and ``eval_label`` (what it fed); ``eval_oracle`` with the trained oracle block
     where lambda > 0 now; ``eval_unpruned`` (with ``--eval-unpruned``) without the pruning, with ``outside_kept``."""
     play, score = algo.play_options(), algo.scorer()
-    out: dict = {"eval": _evaluate(algo, baselines, args, play=play, score=score, count_passes=True)}
+    out: dict = {"eval": _evaluate(algo, baselines, run_spec, play=play, score=score, count_passes=True)}
     if play.oracle is not None or play.pruned:
         out["eval_label"] = play.label()
     if play.has_trained_block:
         out["eval_oracle"] = {"label": play.label(trained_block=True), "oracle_lambda": play.trained_lambda,
                               "oracle_mode": play.oracle_mode,
-                              "results": _evaluate(algo, baselines, args, trained_block=True, play=play,
+                              "results": _evaluate(algo, baselines, run_spec, trained_block=True, play=play,
                                                    score=score)}
-    if getattr(args, "eval_unpruned", False) and play.pruned:
-        results = _evaluate(algo, baselines, args, pruned=False, count_outside=True, play=play, score=score)
+    if run_spec.run.eval_unpruned and play.pruned:
+        results = _evaluate(algo, baselines, run_spec, pruned=False, count_outside=True, play=play, score=score)
         counts = [ev.pop("outside_kept") for ev in results.values()]
         decisions, outside = sum(c["decisions"] for c in counts), sum(c["outside"] for c in counts)
         out["eval_unpruned"] = {"label": play.label(pruned=False), "results": results,
@@ -113,19 +116,20 @@ def _variant_text(record: dict, score_name: str) -> str:
                      f"{spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]")
     if "eval_unpruned" in record:
         for spec, ev in record["eval_unpruned"]["results"].items():
-            text += f" | unpruned: {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, {ev['adp_high']:+.2f}]"
+            text += (f" | unpruned: {score_name} vs {spec} {ev['adp']:+.2f} [{ev['adp_low']:+.2f}, "
+                     f"{ev['adp_high']:+.2f}]")
         text += f" ({100 * record['eval_unpruned']['outside_kept']['rate']:.1f}% of its moves outside the kept set)"
     return text
 
 
-def final_match_count(args) -> int:
+def final_match_count(run_spec: RunSpec) -> int:
     """Whole matches the final evaluation plays against each baseline: ``--final-matches``, else one per ten
     evaluation deals."""
-    given = getattr(args, "final_matches", None)
-    return max(1, args.eval_deals // 10) if given is None else given
+    given = run_spec.run.final_matches
+    return max(1, run_spec.run.eval_deals // 10) if given is None else given
 
 
-def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
+def _evaluate_matches(algo, baselines: dict, run_spec: RunSpec) -> dict[str, dict]:
     """Whole seeded matches of the current greedy networks against each baseline, teams swapped,
     :func:`final_match_count` of them (:func:`cardrl.eval.matches.run_matches`: match win rate, points per deal, deals
     per match)."""
@@ -139,48 +143,48 @@ def _evaluate_matches(algo, baselines: dict, args) -> dict[str, dict]:
     play = algo.play_options()  # as trained: its pruning, a zero oracle block (deployable)
     agent = QAgent(algo.q_modules(), spec.name, features=env_config.get("features"),
                    move_filter=play.view_pruner(spec.name, options) if play.pruned else None)
-    matches = final_match_count(args)
-    return {name: run_matches(agent, make(0), matches, args.seed + 1, spec.name, options=options).to_dict()
+    matches = final_match_count(run_spec)
+    return {name: run_matches(agent, make(0), matches, run_spec.run.seed + 1, spec.name, options=options).to_dict()
             for name, make in baselines.items()}
 
 
 class DMCEvaluation:
     """The run loop's evaluation hook for DMC (:class:`cardrl.algorithms.training.driver.Evaluation`)."""
 
-    def baselines(self, config: Any, args: Namespace, specs: list[str]) -> Any:
+    def baselines(self, config: Any, run_spec: RunSpec, specs: list[str]) -> Any:
         if config.bidding:  # the whole game (algorithms/dmc/whole_game_evaluation.py)
             from cardrl.algorithms.dmc.whole_game_evaluation import whole_game_baselines
 
-            return whole_game_baselines(config, specs, args, evaluation_baselines(config, specs, args))
-        return evaluation_baselines(config, specs, args)
+            return whole_game_baselines(config, specs, run_spec, evaluation_baselines(config, specs, run_spec))
+        return evaluation_baselines(config, specs, run_spec)
 
-    def evaluate(self, algo: Any, args: Namespace, baselines: Any) -> dict:
+    def evaluate(self, algo: Any, run_spec: RunSpec, baselines: Any) -> dict:
         if algo.config.bidding:
             from cardrl.algorithms.dmc.whole_game_evaluation import whole_game_evaluations
 
-            return whole_game_evaluations(algo, baselines, args, evaluations(algo, baselines.fixed, args))
-        return evaluations(algo, baselines, args)
+            return whole_game_evaluations(algo, baselines, run_spec, evaluations(algo, baselines.fixed, run_spec))
+        return evaluations(algo, baselines, run_spec)
 
-    def line(self, record: dict, args: Namespace) -> str:
+    def line(self, record: dict, run_spec: RunSpec) -> str:
         from cardrl.algorithms.dmc.whole_game_evaluation import FIXED_LANDLORD, whole_game_text
         from cardrl.games.registry import get_game
 
         whole = whole_game_text(record) if FIXED_LANDLORD in record else ""
-        return whole + _variant_text(record, get_game(args.game).protocol.score_name)
+        return whole + _variant_text(record, get_game(run_spec.game).protocol.score_name)
 
-    def report_final(self, algo: Any, final: dict, args: Namespace, baselines: Any) -> None:
+    def report_final(self, algo: Any, final: dict, run_spec: RunSpec, baselines: Any) -> None:
         """Print the final evaluation (headline, the evaluations beside it); a match game adds whole matches."""
         by_match = algo.config.game_spec.protocol.unit == "match"
         score = "points per deal" if by_match else "ADP"
         if algo.config.bidding:
             from cardrl.algorithms.dmc.whole_game_evaluation import report_whole_game
 
-            report_whole_game(final, args)
+            report_whole_game(final, run_spec)
         for spec, ev in ({} if algo.config.bidding else final["eval"]).items():
             sides = {k: v for k, v in ev.items() if k not in _score_fields()}
             parts = ", ".join(f"as {k} {v:+.3f}" for k, v in sides.items())
             arrangements = algo.config.game_spec.protocol.arrangements_text
-            print(f"final {score} vs {spec} over {args.eval_deals} deals x {arrangements}: {ev['adp']:+.3f} "
+            print(f"final {score} vs {spec} over {run_spec.run.eval_deals} deals x {arrangements}: {ev['adp']:+.3f} "
                   f"[{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}]; {parts}"
                   + (f" ({final['eval_label']})" if final.get("eval_label") else ""), flush=True)
         for key in EVAL_VARIANTS:
@@ -189,10 +193,11 @@ class DMCEvaluation:
                       f"{ev['adp_high']:+.3f}]", flush=True)
         if "eval_unpruned" in final:
             o = final["eval_unpruned"]["outside_kept"]
-            print(f"unpruned greedy play chose a move pruning drops in {o['outside']:,} of {o['decisions']:,} decisions "
+            print(f"unpruned greedy play chose a move pruning drops in {o['outside']:,} of {o['decisions']:,} "
+                  f"decisions "
                   f"({100 * o['rate']:.1f}%)", flush=True)
-        if by_match and final_match_count(args) > 0:
-            final["matches"] = _evaluate_matches(algo, baselines, args)
+        if by_match and final_match_count(run_spec) > 0:
+            final["matches"] = _evaluate_matches(algo, baselines, run_spec)
             for spec, m in final["matches"].items():
                 print(f"final match win rate vs {spec} over {m['matches']} match{'es' if m['matches'] != 1 else ''} "
                       f"x 2 (teams swapped): {m['win_rate']:.3f} [{m['win_rate_low']:.3f}, {m['win_rate_high']:.3f}]; "

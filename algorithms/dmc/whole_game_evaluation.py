@@ -18,9 +18,11 @@ so that a bidding run's card play can be compared with theirs. The oracle and un
 from __future__ import annotations
 
 import math
-from argparse import Namespace
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cardrl.algorithms.training.run_spec import RunSpec
 
 __all__ = ["WholeGameBaselines", "whole_game_baselines", "whole_game_evaluations", "whole_game_fields",
            "whole_game_text", "report_whole_game", "FIXED_LANDLORD"]
@@ -43,7 +45,7 @@ def _rule_options(config) -> dict:
     return {k: v for k, v in (config.env_config or {}).items() if k in spec.rule_options}
 
 
-def whole_game_baselines(config, specs: list[str], args: Namespace, fixed: dict[str, Any]) -> WholeGameBaselines:
+def whole_game_baselines(config, specs: list[str], run_spec: RunSpec, fixed: dict[str, Any]) -> WholeGameBaselines:
     """Each baseline as it plays the whole game (its own bids, else the rule bidder's), built now so that a bad spec
     fails before training; ``fixed`` is the fixed-landlord evaluation's ``spec -> make(slot)``."""
     from cardrl.eval.agents import BIDDER_SEP, build_agent
@@ -51,7 +53,7 @@ def whole_game_baselines(config, specs: list[str], args: Namespace, fixed: dict[
     options = {**_rule_options(config), config.game_spec.protocol.bidding_option: True}
     whole = {}
     for spec in specs:
-        bids = build_agent(spec, args.game, options, seed=args.seed + 7).bids
+        bids = build_agent(spec, run_spec.game, options, seed=run_spec.run.seed + 7).bids
         whole[spec] = spec if bids else f"{spec}{BIDDER_SEP}rule"
     return WholeGameBaselines(whole, fixed)
 
@@ -81,7 +83,7 @@ def whole_game_fields(result, played_as: str) -> dict[str, Any]:
                          "landlord_adp": _finite(theirs.landlord_adp), "peasant_adp": _finite(theirs.peasant_adp)}}
 
 
-def whole_game_evaluations(algo, baselines: WholeGameBaselines, args: Namespace, fixed: dict) -> dict:
+def whole_game_evaluations(algo, baselines: WholeGameBaselines, run_spec: RunSpec, fixed: dict) -> dict:
     """The progress record's evaluation fields of a whole-game run (module docstring): ``eval`` (whole game),
     ``eval_fixed_landlord``, and the fixed-landlord deals' oracle and unpruned variants where the run has them;
     ``fixed`` holds the fixed-landlord evaluation's fields (:func:`~cardrl.algorithms.dmc.train_evaluation.evaluations`
@@ -95,7 +97,7 @@ def whole_game_evaluations(algo, baselines: WholeGameBaselines, args: Namespace,
     play = algo.play_options()  # as trained: its pruning (card play only), a zero oracle block (deployable)
     agent = QAgent(algo.q_modules(), spec.name, name="dmc", bid_modules=algo.bid_modules(),
                    move_filter=play.view_pruner(spec.name, options) if play.pruned else None)
-    deals = generate_deals(spec.name, args.eval_deals, args.seed + 1,
+    deals = generate_deals(spec.name, run_spec.run.eval_deals, run_spec.run.seed + 1,
                            **{**options, spec.protocol.bidding_option: True})
     out: dict = {"eval": {name: whole_game_fields(run_whole_game(agent, played, deals, spec.name), played)
                           for name, played in baselines.whole.items()},
@@ -129,10 +131,10 @@ def whole_game_text(record: dict) -> str:
     return text
 
 
-def report_whole_game(final: dict, args: Namespace) -> None:
+def report_whole_game(final: dict, run_spec: RunSpec) -> None:
     """Print the final whole-game evaluation, one line per baseline, then the fixed-landlord scores."""
     for spec, ev in final["eval"].items():
-        print(f"final whole-game ADP vs {ev['played_as']} over {args.eval_deals} deals x 6 arrangements: "
+        print(f"final whole-game ADP vs {ev['played_as']} over {run_spec.run.eval_deals} deals x 6 arrangements: "
               f"{ev['adp']:+.3f} [{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}], WP {ev['wp']:.3f}; landlord rate "
               f"{_rate(ev['landlord_rate'])} (theirs {_rate(ev['baseline']['landlord_rate'])}), as landlord WP "
               f"{_rate(ev['landlord_win_rate'])} ADP {_signed(ev['landlord_adp'])}, as peasant WP "

@@ -8,31 +8,29 @@ tournaments (:class:`~cardrl.algorithms.training.agent_evaluation.AgentEvaluatio
 
 from __future__ import annotations
 
-from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.masked_ppo.settings import PPOSettings
 from cardrl.algorithms.training.agent_evaluation import AgentEvaluation
 from cardrl.algorithms.training.driver import Driver
-from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.env_options import env_config_of
 from cardrl.algorithms.training.learners import learner_resources
-from cardrl.algorithms.training.settings import settings_from_args
+from cardrl.algorithms.training.run_spec import RunSpec
 
 __all__ = ["DRIVER", "build_config"]
 
 
-def build_config(args: Namespace, say=print):
-    """RLlib's PPOConfig of a ``cardrl train --algo ppo`` command line."""
+def build_config(run_spec: RunSpec, say=print):
+    """RLlib's PPOConfig of a run of ``--algo ppo``."""
     from cardrl.algorithms.masked_ppo.masked_ppo import masked_ppo_config
 
-    return (masked_ppo_config(args.game, env_config_from_args(args), **settings_from_args(args, PPOSettings))
-            .env_runners(num_env_runners=args.num_env_runners)
-            .learners(**learner_resources(args))
-            .debugging(seed=args.seed))
+    return (masked_ppo_config(run_spec.game, env_config_of(run_spec), **run_spec.settings_values())
+            .env_runners(num_env_runners=run_spec.run.num_env_runners)
+            .learners(**learner_resources(run_spec.run))
+            .debugging(seed=run_spec.run.seed))
 
 
-def progress(result: dict, args: Namespace) -> tuple[dict, str]:
+def progress(result: dict, run_spec: RunSpec) -> tuple[dict, str]:
     learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
     runners = result.get("env_runners", {})
     frames = int(runners.get("num_env_steps_sampled_lifetime", 0) or 0)  # all trained on, within the iteration
@@ -45,19 +43,20 @@ def progress(result: dict, args: Namespace) -> tuple[dict, str]:
     return record, line
 
 
-def make_agent(algo: Any, args: Namespace):
+def make_agent(algo: Any, run_spec: RunSpec):
     """The greedy masked-PPO agent of ``algo``'s current modules."""
     from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
 
-    return MaskedPPOAgent({a: algo.get_module(m) for a, m in agent_to_module(args.game).items()}, args.game,
+    return MaskedPPOAgent({a: algo.get_module(m) for a, m in agent_to_module(run_spec.game).items()}, run_spec.game,
                           features=(algo.config.env_config or {}).get("features"))
 
 
-def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
-    return [f"training RLlib's PPO (masked action-embedding module) on {args.game}: {args.num_env_runners} env "
+def describe(algo: Any, config: Any, run_spec: RunSpec, out: Path) -> list[str]:
+    return [f"training RLlib's PPO (masked action-embedding module) on {run_spec.game}: "
+            f"{run_spec.run.num_env_runners} env "
             f"runner(s), run dir {out}"]
 
 
-DRIVER = Driver(name="ppo", title="RLlib's PPO", settings=PPOSettings, agent_kind="ppo", build_config=build_config,
+DRIVER = Driver(name="ppo", title="RLlib's PPO", agent_kind="ppo", build_config=build_config,
                 describe=describe, progress=progress, evaluation=AgentEvaluation(make_agent))

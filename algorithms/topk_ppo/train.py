@@ -10,39 +10,37 @@ and its agent, evaluated in duplicate tournaments on the deals a DMC run of the 
 
 from __future__ import annotations
 
-from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
 from cardrl.algorithms.training.agent_evaluation import AgentEvaluation
 from cardrl.algorithms.training.driver import Driver
-from cardrl.algorithms.training.env_options import env_config_from_args
+from cardrl.algorithms.training.env_options import env_config_of
 from cardrl.algorithms.training.learners import learner_resources
-from cardrl.algorithms.training.settings import settings_from_args
-from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
+from cardrl.algorithms.training.run_spec import RunSpec
 
 __all__ = ["DRIVER", "build_config"]
 
 
-def build_config(args: Namespace, say=print):
-    """The TopKPPOConfig of a ``cardrl train --algo topk-ppo`` command line, validated (a missing or foreign DMC
+def build_config(run_spec: RunSpec, say=print):
+    """The TopKPPOConfig of a run of ``--algo topk-ppo``, validated (a missing or foreign DMC
     checkpoint fails here, before Ray starts)."""
     from cardrl.algorithms.topk_ppo.topk_ppo import TopKPPOConfig
 
-    settings = settings_from_args(args, TopKPPOSettings)
+    settings = run_spec.settings_values()
     envs = settings.pop("num_envs_per_env_runner")
     if settings.get("kl_stop") == 0:
         settings["kl_stop"] = None
-    config = (TopKPPOConfig().game(args.game, **env_config_from_args(args))
-              .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=envs)
+    config = (TopKPPOConfig().game(run_spec.game, **env_config_of(run_spec))
+              .env_runners(num_env_runners=run_spec.run.num_env_runners, num_envs_per_env_runner=envs)
               .training(**settings)
-              .learners(**learner_resources(args))
-              .debugging(seed=args.seed))
+              .learners(**learner_resources(run_spec.run))
+              .debugging(seed=run_spec.run.seed))
     config.validate()
     return config
 
 
-def progress(result: dict, args: Namespace) -> tuple[dict, str]:
+def progress(result: dict, run_spec: RunSpec) -> tuple[dict, str]:
     learners = {m: s for m, s in result.get("learners", {}).items() if isinstance(s, dict) and "policy_loss" in s}
     losses = {m: float(s["policy_loss"]) for m, s in learners.items()}
     # PPO trains on every frame it samples, within the iteration
@@ -60,14 +58,13 @@ def progress(result: dict, args: Namespace) -> tuple[dict, str]:
     return record, line
 
 
-def describe(algo: Any, config: Any, args: Namespace, out: Path) -> list[str]:
-    return [f"training top-k PPO (k={config.k}) on {args.game}: {args.num_env_runners} env runner(s) x "
+def describe(algo: Any, config: Any, run_spec: RunSpec, out: Path) -> list[str]:
+    return [f"training top-k PPO (k={config.k}) on {run_spec.game}: {run_spec.run.num_env_runners} env runner(s) x "
             f"{config.num_envs_per_env_runner} games, candidates from {config.dmc_checkpoint}, run dir {out}"]
 
 
 DRIVER = Driver(
-    name="topk-ppo", title="top-k PPO", settings=TopKPPOSettings, agent_kind="topk-ppo", build_config=build_config,
+    name="topk-ppo", title="top-k PPO", agent_kind="topk-ppo", build_config=build_config,
     describe=describe, progress=progress,
-    evaluation=AgentEvaluation(lambda algo, args: algo.agent(seed=args.seed + 7)),
-    frames_trained=lambda algo: int(getattr(algo, "_frames_sampled", 0) or 0),
-    run_options=frozenset({"resume", "eval_every_frames"}))
+    evaluation=AgentEvaluation(lambda algo, run_spec: algo.agent(seed=run_spec.run.seed + 7)),
+    frames_trained=lambda algo: int(getattr(algo, "_frames_sampled", 0) or 0))

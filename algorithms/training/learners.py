@@ -10,18 +10,19 @@ driver (``--num-learners 0``) used to compute with one thread by that side effec
 
 from __future__ import annotations
 
-from argparse import Namespace
 from typing import Any
+
+from cardrl.algorithms.training.settings import RunSettings
 
 __all__ = ["learner_resources", "set_learner_threads"]
 
 
-def learner_resources(args: Namespace) -> dict[str, Any]:
+def learner_resources(run: RunSettings) -> dict[str, Any]:
     """RLlib's ``config.learners(...)`` arguments of a run: ``--num-learners`` learners, a GPU each with ``--gpu``;
     on CPU each reserves ``--learner-threads`` cores (a learner actor's, or a Tune trial's driver's)."""
-    resources: dict[str, Any] = {"num_learners": args.num_learners, "num_gpus_per_learner": 1 if args.gpu else 0}
-    if not args.gpu:
-        resources["num_cpus_per_learner"] = args.learner_threads
+    resources: dict[str, Any] = {"num_learners": run.num_learners, "num_gpus_per_learner": 1 if run.gpu else 0}
+    if not run.gpu:
+        resources["num_cpus_per_learner"] = run.learner_threads
     return resources
 
 

@@ -25,7 +25,6 @@ clock: a stop or an evaluation by time, or more than one torch thread.
 from __future__ import annotations
 
 import time
-from argparse import Namespace
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Protocol
@@ -33,8 +32,10 @@ from typing import Any, Callable, Protocol
 from cardrl import run_dir as files
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.learners import set_learner_threads
-from cardrl.algorithms.training.run_config import run_dir, write_config
-from cardrl.algorithms.training.settings import RunSettings, values_from_args, with_flags
+from cardrl.algorithms.training.registry import driver as driver_of
+from cardrl.algorithms.training.run_config import read_spec, run_dir, write_config
+from cardrl.algorithms.training.run_spec import RunSpec
+from cardrl.algorithms.training.settings import RunSettings, with_flags
 
 __all__ = ["run_training", "check_training", "run_loop", "stop_rule", "stop_time_of", "RunClock",
            "Sink", "RunFiles", "deterministic_problems",
@@ -44,17 +45,17 @@ DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
 DEFAULT_EVAL_EVERY_S = RunSettings.eval_every  # --eval-every's default (a dataclass field's default is its class's)
 
 
-def stop_time_of(args: Namespace) -> float | None:
+def stop_time_of(run: RunSettings) -> float | None:
     """The seconds after which a run stops: ``--stop-time``, else 10 minutes unless ``--stop-frames`` is given."""
-    return args.stop_time if args.stop_time is not None else (None if args.stop_frames else DEFAULT_STOP_TIME_S)
+    return run.stop_time if run.stop_time is not None else (None if run.stop_frames else DEFAULT_STOP_TIME_S)
 
 
-def stop_rule(args: Namespace) -> Callable[[float, int], bool]:
+def stop_rule(run: RunSettings) -> Callable[[float, int], bool]:
     """``done(elapsed_s, frames) -> bool`` of a run's ``--stop-time`` / ``--stop-frames`` (either ends it; 10 minutes
     when neither is given)."""
-    stop_time = stop_time_of(args)
+    stop_time = stop_time_of(run)
     return lambda elapsed, frames: ((stop_time is not None and elapsed >= stop_time)
-                                    or (args.stop_frames is not None and frames >= args.stop_frames))
+                                    or (run.stop_frames is not None and frames >= run.stop_frames))
 
 
 @dataclass
@@ -72,10 +73,10 @@ class RunClock:
     last_time: float = 0.0
 
     @classmethod
-    def begin(cls, args: Namespace, run_info: dict, frames: int) -> "RunClock":
+    def begin(cls, run: RunSettings, run_info: dict, frames: int) -> "RunClock":
         """The clock of a run that has trained ``frames`` so far; ``run_info`` is a resumed run's (else ``{}``)."""
         now = time.time()
-        every = int(getattr(args, "eval_every_frames", 0) or 0)
+        every = run.eval_every_frames
         return cls(start=now - float(run_info.get("time_s") or 0.0), every_frames=every,
                    next_eval_frames=(frames // every + 1) * every if every else None,
                    reached=dict(run_info.get("reached") or {}),
@@ -103,9 +104,9 @@ class Sink(Protocol):
     def finish(self, algo: Any, record: dict, clock: RunClock) -> None: ...
 
 
-def _record(driver: Driver, args: Namespace, result: dict, clock: RunClock, now: float) -> tuple[dict, str]:
+def _record(run_spec: RunSpec, result: dict, clock: RunClock, now: float) -> tuple[dict, str]:
     """One iteration's record (time, iteration, the algorithm's fields, frames/s) and its progress line."""
-    fields, text = driver.progress(result, args)
+    fields, text = driver_of(run_spec.algo).progress(result, run_spec)
     frames = int(fields["frames_trained"])
     record = {"time_s": round(now - clock.start, 1), "iteration": result.get("training_iteration"), **fields,
               "train_s": round(now - clock.start - clock.eval_seconds, 1)}
@@ -114,11 +115,10 @@ def _record(driver: Driver, args: Namespace, result: dict, clock: RunClock, now:
     return record, f"[{now - clock.start:7.1f}s] iter {record['iteration']:4d} | {text}"
 
 
-def evaluate_into(driver: Driver, algo: Any, args: Namespace, baselines: Any, record: dict, clock: RunClock,
-                  score_name: str) -> str:
+def evaluate_into(run_spec: RunSpec, algo: Any, baselines: Any, record: dict, clock: RunClock, score_name: str) -> str:
     """Evaluate now into ``record`` (its evaluation fields, the milestones reached); returns the line's part."""
     began = time.time()
-    record.update(driver.evaluation.evaluate(algo, args, baselines))
+    record.update(driver_of(run_spec.algo).evaluation.evaluate(algo, run_spec, baselines))
     clock.eval_seconds += time.time() - began
     line = ""
     for spec, ev in record["eval"].items():
@@ -132,27 +132,26 @@ def evaluate_into(driver: Driver, algo: Any, args: Namespace, baselines: Any, re
                      f"{record['frames_trained']:,} frames)")
     record["reached_adp_above_0"] = dict(clock.reached)
     clock.last_eval = time.time()
-    return line + driver.evaluation.line(record, args)
+    return line + driver_of(run_spec.algo).evaluation.line(record, run_spec)
 
 
-def run_loop(algo: Any, driver: Driver, args: Namespace, baselines: Any, clock: RunClock, sink: Sink,
-             score_name: str) -> None:
+def run_loop(algo: Any, run_spec: RunSpec, baselines: Any, clock: RunClock, sink: Sink, score_name: str) -> None:
     """Train ``algo`` until the stop rule; evaluate on the schedules; hand each record to ``sink``."""
-    done_at = stop_rule(args)
+    done_at = stop_rule(run_spec.run)
     while True:
         result = algo.train()
         now = time.time()
-        record, line = _record(driver, args, result, clock, now)
+        record, line = _record(run_spec, result, clock, now)
         frames = record["frames_trained"]
         done = done_at(now - clock.start, frames)
-        by_clock = bool(args.eval_every) and now - clock.last_eval >= args.eval_every
+        by_clock = bool(run_spec.run.eval_every) and now - clock.last_eval >= run_spec.run.eval_every
         by_frames = clock.next_eval_frames is not None and frames >= clock.next_eval_frames
         if by_clock or by_frames or (done and sink.evaluate_at_end):
             if by_frames:  # the milestone this evaluation stands for (frames_trained is where it fell); an
                 # iteration that crossed several stands for the first, and the next is the first ahead of it
                 record["eval_frames"] = clock.next_eval_frames
                 clock.next_eval_frames = (frames // clock.every_frames + 1) * clock.every_frames
-            line += evaluate_into(driver, algo, args, baselines, record, clock, score_name)
+            line += evaluate_into(run_spec, algo, baselines, record, clock, score_name)
         record["eval_time_s"] = round(clock.eval_seconds, 1)
         sink.iteration(algo, record, line, done, clock)
         if done:
@@ -167,15 +166,15 @@ class RunFiles:
 
     evaluate_at_end = False
 
-    def __init__(self, out: Path, driver: Driver, args: Namespace, baselines: Any, score_name: str):
-        self.out, self.driver, self.args, self.baselines, self.score_name = out, driver, args, baselines, score_name
-        self.log = files.ProgressLog(out, args.algo)
+    def __init__(self, out: Path, run_spec: RunSpec, baselines: Any, score_name: str):
+        self.out, self.run_spec, self.baselines, self.score_name = out, run_spec, baselines, score_name
+        self.log = files.ProgressLog(out, run_spec.algo)
         self.last_checkpoint = time.time()
 
     def iteration(self, algo: Any, record: dict, line: str, done: bool, clock: RunClock) -> None:
         print(line, flush=True)
         self.log.write(record)
-        if done or time.time() - self.last_checkpoint >= self.args.checkpoint_every:
+        if done or time.time() - self.last_checkpoint >= self.run_spec.run.checkpoint_every:
             algo.run_info = clock.run_info(clock.elapsed())
             path = files.save_checkpoint(algo, self.out)
             self.last_checkpoint = time.time()
@@ -186,7 +185,8 @@ class RunFiles:
         if "eval" in record:  # the last iteration evaluated these very weights: not again
             final = {**record, "final": True}
         else:
-            final = {**record, **self.driver.evaluation.evaluate(algo, self.args, self.baselines), "final": True}
+            evaluation = driver_of(self.run_spec.algo).evaluation
+            final = {**record, **evaluation.evaluate(algo, self.run_spec, self.baselines), "final": True}
         clock.eval_seconds += time.time() - began
         final.update({"time_s": round(clock.elapsed(), 1), "eval_time_s": round(clock.eval_seconds, 1)})
         final["train_s"] = round(final["time_s"] - final["eval_time_s"], 1)
@@ -194,20 +194,20 @@ class RunFiles:
             if spec not in clock.reached and ev["adp_low"] > 0:
                 clock.reached[spec] = {"time_s": final["time_s"], "frames_trained": final["frames_trained"]}
         final["reached_adp_above_0"] = dict(clock.reached)
-        self.driver.evaluation.report_final(algo, final, self.args, self.baselines)
+        driver_of(self.run_spec.algo).evaluation.report_final(algo, final, self.run_spec, self.baselines)
         self.log.write(final)
 
     def close(self) -> None:
         self.log.close()
 
 
-def _restore(driver: Driver, algo: Any, args: Namespace, out: Path, resume_from: Path | None) -> dict:
+def _restore(driver: Driver, algo: Any, run: RunSettings, out: Path, resume_from: Path | None) -> dict:
     """Restore ``--restore``'s checkpoint, or ``--resume``'s (moving the records written after it aside; a run that
     does not resume moves every record already in ``out`` aside); returns the resumed run's ``run_info`` (``{}`` when
     not resuming)."""
-    if args.restore:
-        algo.restore_from_path(str(Path(args.restore).resolve()))
-        print(f"restored from {args.restore}", flush=True)
+    if run.restore:
+        algo.restore_from_path(str(Path(run.restore).resolve()))
+        print(f"restored from {run.restore}", flush=True)
     if resume_from is None:  # a new run: records of an earlier one in --out would be read as this run's
         moved = files.trim_progress(out, 0)
         if moved:
@@ -223,95 +223,125 @@ def _restore(driver: Driver, algo: Any, args: Namespace, out: Path, resume_from:
     return run_info
 
 
-def deterministic_problems(args: Namespace) -> list[str]:
+def deterministic_problems(run: RunSettings) -> list[str]:
     """What a ``--deterministic`` run (the same records and weights from the same seed, however busy the machine)
     can not take: a stop or an evaluation by the clock, which would fall at another iteration in every run, and more
     than one torch thread. Checkpoints by the clock (``--checkpoint-every``) are allowed: they change nothing the
     run computes. Empty without ``--deterministic``."""
-    if not getattr(args, "deterministic", False):
+    if not run.deterministic:
         return []
     problems = []
-    if args.stop_time is not None:
-        problems.append(f"--stop-time {args.stop_time:g}s stops by the clock: stop by frames with --stop-frames N")
-    elif not args.stop_frames:
+    if run.stop_time is not None:
+        problems.append(f"--stop-time {run.stop_time:g}s stops by the clock: stop by frames with --stop-frames N")
+    elif not run.stop_frames:
         problems.append(f"without --stop-frames the run stops by the clock (after {DEFAULT_STOP_TIME_S / 60:g}m): "
                         f"give --stop-frames N")
-    if args.eval_every:
-        given = (f"--eval-every's default ({DEFAULT_EVAL_EVERY_S / 60:g}m)" if args.eval_every == DEFAULT_EVAL_EVERY_S
-                 else f"--eval-every {args.eval_every:g}s")
+    if run.eval_every:
+        given = (f"--eval-every's default ({DEFAULT_EVAL_EVERY_S / 60:g}m)" if run.eval_every == DEFAULT_EVAL_EVERY_S
+                 else f"--eval-every {run.eval_every:g}s")
         problems.append(f"{given} evaluates by the clock: give --eval-every 0 (and --eval-every-frames N to "
                         f"evaluate at frame milestones)")
-    if args.learner_threads != 1:
-        problems.append(f"--learner-threads {args.learner_threads}: a deterministic learner computes with one torch "
+    if run.learner_threads != 1:
+        problems.append(f"--learner-threads {run.learner_threads}: a deterministic learner computes with one torch "
                         f"thread, give --learner-threads 1 (the default)")
     return problems
 
 
-def _check_run_options(driver: Driver, args: Namespace) -> bool:
+def _check_run_options(run_spec: RunSpec) -> bool:
     """Refuse what the run options can not do together; returns whether the run resumes."""
-    driver.check(args)
-    resume = bool(getattr(args, "resume", False))
-    if resume and args.restore:
+    run = run_spec.run
+    driver_of(run_spec.algo).check(run_spec)
+    if run.resume and run.restore:
         raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
                          "the checkpoint it names: give one of them, not both")
-    for flag, value in (("--stop-time", args.stop_time), ("--checkpoint-every", args.checkpoint_every)):
+    for flag, value in (("--stop-time", run.stop_time), ("--checkpoint-every", run.checkpoint_every)):
         if value is not None and not value > 0:
             raise ValueError(f"{flag} must be a duration > 0, e.g. 90s, 10m or 2h; got {value:g}s")
-    problems = deterministic_problems(args)
+    problems = deterministic_problems(run)
     if problems:
         raise ValueError("--deterministic fixes the run by its seed, so it takes nothing that depends on the clock "
                          "or the machine: " + "; ".join(problems))
-    if args.out is not None and Path(args.out).exists() and not Path(args.out).is_dir():
-        raise ValueError(f"--out {args.out} is a file; give the run directory to write (made if missing)")
-    if args.restore is not None:
-        if not Path(args.restore).is_dir():
-            raise FileNotFoundError(f"--restore {args.restore}: no such checkpoint directory")
-        if driver.verify_checkpoint is not None:
+    if run.out is not None and Path(run.out).exists() and not Path(run.out).is_dir():
+        raise ValueError(f"--out {run.out} is a file; give the run directory to write (made if missing)")
+    if run.restore is not None:
+        if not Path(run.restore).is_dir():
+            raise FileNotFoundError(f"--restore {run.restore}: no such checkpoint directory")
+        if driver_of(run_spec.algo).verify_checkpoint is not None:
             try:
-                driver.verify_checkpoint(Path(args.restore))
+                driver_of(run_spec.algo).verify_checkpoint(Path(run.restore))
             except ValueError as err:
-                raise ValueError(f"--restore {args.restore}: {err}") from None
-    return resume
+                raise ValueError(f"--restore {run.restore}: {err}") from None
+    return run.resume
 
 
-def check_training(driver: Driver, args: Namespace, say: Callable[[str], Any] = print) -> tuple[bool, Any, Any]:
+def resumed_spec(run_spec: RunSpec, out: Path) -> RunSpec:
+    """The spec a ``--resume`` of ``run_spec`` continues: the run's own, from ``out``'s ``config.json`` (a run directory
+    written before the spec existed too), with the run options ``run_spec`` gives (those that differ from their
+    defaults: a new stop rule, more env runners) in place of the saved ones. ``run_spec`` unchanged when ``out`` has no
+    config. ValueError when ``run_spec`` names another game or algorithm, or an algorithm option at another value than
+    the run was trained with (a resumed run is that run)."""
+    saved = read_spec(out)
+    if saved is None:
+        return run_spec
+    if (saved.game, saved.algo) != (run_spec.game, run_spec.algo):
+        raise ValueError(f"--resume: {out} holds a run of --algo {saved.algo} on {saved.game}, not --algo "
+                         f"{run_spec.algo} "
+                         f"on {run_spec.game}")
+    defaults = type(run_spec.settings)()
+    given = {k: v for k, v in run_spec.settings_values().items() if v != getattr(defaults, k)}
+    differ = {k: v for k, v in given.items() if v != getattr(saved.settings, k)}
+    if differ:
+        raise ValueError(f"--resume: {out} was trained with "
+                         + ", ".join(f"{k}={getattr(saved.settings, k)!r}" for k in differ)
+                         + ", not " + ", ".join(f"{k}={v!r}" for k, v in differ.items())
+                         + "; a resumed run keeps its algorithm's options (start a new run in another --out)")
+    default_run = RunSettings()
+    changed = {k: v for k, v in run_spec.run_values().items() if v != getattr(default_run, k)}
+    return saved.replace(**{**changed, "out": str(out), "resume": True, "restore": None})
+
+
+def check_training(run_spec: RunSpec, say: Callable[[str], Any] = print) -> tuple[bool, Any, Any]:
     """What ``cardrl train`` checks before Ray starts: the run options together, the algorithm's config (its
     ``validate()``) and the baselines; returns whether the run resumes, the config and the baselines. ValueError
     (FileNotFoundError for a baseline's checkpoint) naming what is wrong."""
-    resume = _check_run_options(driver, args)
+    resume = _check_run_options(run_spec)
     try:
-        config = driver.build_config(args, say)
+        config = driver_of(run_spec.algo).build_config(run_spec, say)
         if hasattr(config, "validate"):
             config.validate()
     except ValueError as err:  # RLlib's setters and DMC's checks name config fields: say the flags
-        raise ValueError(with_flags(str(err), driver.settings)) from None
-    return resume, config, driver.evaluation.baselines(config, args, list(args.eval_against))
+        raise ValueError(with_flags(str(err), type(run_spec.settings))) from None
+    evaluation = driver_of(run_spec.algo).evaluation
+    return resume, config, evaluation.baselines(config, run_spec, list(run_spec.run.eval_against))
 
 
-def run_training(driver: Driver, args: Namespace) -> int:
-    """``cardrl train GAME --algo NAME``: build, restore or resume, train, evaluate and checkpoint ``driver``'s
-    algorithm on the local Ray or the cluster of ``RAY_ADDRESS`` (module docstring). ValueError for options that
-    do not apply, before Ray starts where it can."""
+def run_training(run_spec: RunSpec) -> int:
+    """Train the run of ``run_spec`` (``cardrl train``'s, or a Python user's :class:`RunSpec`): build, restore or
+    resume, train, evaluate and checkpoint its algorithm on the local Ray or the cluster of ``RAY_ADDRESS`` (module
+    docstring). ValueError for options that do not apply, before Ray starts where it can."""
     from cardrl.games.registry import get_game
     from cardrl.ray_start import start_ray
 
-    resume, config, baselines = check_training(driver, args)
-    start_ray(max(2, args.num_env_runners + 1))
-    out = run_dir(args)
+    if run_spec.run.resume:
+        run_spec = resumed_spec(run_spec, run_dir(run_spec))
+    driver = driver_of(run_spec.algo)
+    resume, config, baselines = check_training(run_spec)
+    start_ray(max(2, run_spec.run.num_env_runners + 1))
+    out = run_dir(run_spec)
     out.mkdir(parents=True, exist_ok=True)
     resume_from = files.latest_checkpoint(out, driver.verify_checkpoint) if resume else None
     if resume and resume_from is None:
         print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
     algo = config.build_algo()
     try:
-        set_learner_threads(algo, args.learner_threads)
-        run_info = _restore(driver, algo, args, out, resume_from)
-        write_config(out, args, config, driver.settings, values_from_args(args, driver.settings), driver.agent_kind)
-        for line in driver.describe(algo, config, args, out):
+        set_learner_threads(algo, run_spec.run.learner_threads)
+        run_info = _restore(driver, algo, run_spec.run, out, resume_from)
+        write_config(out, run_spec, config, driver.agent_kind)
+        for line in driver.describe(algo, config, run_spec, out):
             print(line, flush=True)
-        sink = RunFiles(out, driver, args, baselines, get_game(args.game).protocol.score_name)
+        sink = RunFiles(out, run_spec, baselines, get_game(run_spec.game).protocol.score_name)
         try:
-            run_loop(algo, driver, args, baselines, RunClock.begin(args, run_info, driver.frames_trained(algo)),
+            run_loop(algo, run_spec, baselines, RunClock.begin(run_spec.run, run_info, driver.frames_trained(algo)),
                      sink, sink.score_name)
         finally:
             sink.close()

@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
 
-__all__ = ["RunSettings", "option", "add_arguments", "values_from_args", "field_default", "flag_of", "with_flags",
-           "parse_duration", "settings_from_args", "OPTIONAL_RUN_OPTIONS"]
+__all__ = ["RunSettings", "option", "add_arguments", "field_default", "flag_of", "with_flags", "parse_duration",
+           "OPTIONAL_RUN_OPTIONS"]
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$", re.ASCII)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -36,11 +36,13 @@ def parse_duration(text: str) -> float:
 
 
 def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
-           cli: bool = True, section: str = "training", nargs: str | None = None, flag: str | None = None) -> Any:
+           cli: bool = True, section: str = "training", nargs: str | None = None, flag: str | None = None,
+           required: bool = False) -> Any:
     """A dataclass field with its CLI metadata: help text, argparse type/choices/nargs, whether ``cardrl train`` has
-    a flag for it, and the DMCConfig method that takes it (``training`` or ``env_runners``)."""
+    a flag for it, the DMCConfig method that takes it (``training`` or ``env_runners``), and whether the command
+    line must give it (``required``)."""
     meta = {"help": help, "type": type, "choices": choices, "cli": cli, "section": section, "nargs": nargs,
-            "flag": flag}
+            "flag": flag, "required": required}
     if isinstance(default, (list, dict, set)):
         return field(default_factory=lambda: type_copy(default), metadata=meta)
     return field(default=default, metadata=meta)
@@ -149,8 +151,10 @@ def add_arguments(parser: argparse.ArgumentParser, settings: type, *, skip: tupl
         if not meta.get("cli", True) or f.name in skip:
             continue
         default = field_default(f)
-        shown = "" if default is None else f" (default: {_shown(default)})"
+        shown = "" if default is None or meta.get("required") else f" (default: {_shown(default)})"
         kwargs: dict[str, Any] = {"dest": f.name, "default": default, "help": meta["help"] + shown}
+        if meta.get("required"):
+            kwargs["required"] = True
         if isinstance(default, bool):
             kwargs["action"] = "store_true"
             kwargs["help"] = meta["help"]
@@ -169,22 +173,3 @@ def _shown(value: Any) -> str:
     if isinstance(value, list):
         return " ".join(map(str, value))
     return str(value)
-
-
-def values_from_args(args: argparse.Namespace, settings: type, *, given_only: bool = False) -> dict[str, Any]:
-    """The settings' fields found in ``args``; ``given_only`` keeps those that differ from the defaults."""
-    out = {}
-    for f in fields(settings):
-        if hasattr(args, f.name):
-            value = getattr(args, f.name)
-            if given_only and value == field_default(f):
-                continue
-            if isinstance(value, list) and not isinstance(field_default(f), list):  # nargs="+" of a tuple option
-                value = tuple(value)
-            out[f.name] = value
-    return out
-
-
-def settings_from_args(args: argparse.Namespace, settings: type) -> dict[str, Any]:
-    """Every field of ``settings``: the command line's value where ``args`` has it, else the field's default."""
-    return {**{f.name: field_default(f) for f in fields(settings)}, **values_from_args(args, settings)}

@@ -4,28 +4,21 @@ states."""
 
 from __future__ import annotations
 
-import argparse
 import json
-import shlex
 import sys
 from pathlib import Path
 from typing import Any
 
 from cardrl.algorithms.tune.results import label
+from cardrl.algorithms.tune.settings import Sweep
 from cardrl.algorithms.tune.space import SweepSpace
 
-__all__ = ["SWEEP_RECORD", "sweep_record", "can_resume", "check_resume", "trial_states", "trial_statuses",
-           "command_line"]
+__all__ = ["SWEEP_RECORD", "sweep_record", "can_resume", "check_resume", "trial_states", "trial_statuses"]
 
 SWEEP_RECORD = "sweep.json"  # in --out: the space and options a sweep was started with, checked by --resume
 # what --resume does not compare with the sweep's start: how this invocation runs, not what the sweep is (the space is
-# compared by content, and keys the run adds to args)
-_NOT_COMPARED = ("command", "resume", "verbose", "argv", "space", "out", "fixed", "cwd")
-
-
-def command_line(args: argparse.Namespace) -> str:
-    """The sweep's ``cardrl tune`` command line (``args.argv``: cardrl's own, the "tune" command included)."""
-    return shlex.join(["cardrl", *args.argv]) if getattr(args, "argv", None) else ""
+# compared by content)
+_NOT_COMPARED = ("resume", "space", "out")
 
 
 def _normal(value: Any) -> Any:
@@ -33,11 +26,11 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str, sort_keys=True))
 
 
-def sweep_record(args: argparse.Namespace, space: SweepSpace) -> dict[str, Any]:
+def sweep_record(sweep: Sweep, space: SweepSpace) -> dict[str, Any]:
     """What a sweep is: its space (by content, not by path) and every option of the command line."""
-    return {"space": space.path, "command": command_line(args),
+    return {"space": space.path, "command": sweep.command,
             "space_content": _normal({"fixed": space.fixed, "sweep": space.sweep, "num_samples": space.num_samples}),
-            "options": _normal({k: v for k, v in sorted(vars(args).items()) if k not in _NOT_COMPARED})}
+            "options": _normal({k: v for k, v in sorted(sweep.options().items()) if k not in _NOT_COMPARED})}
 
 
 def can_resume(experiment: Path) -> bool:

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any
 
 from cardrl.algorithms.training.registry import driver
+from cardrl.algorithms.training.run_spec import RunSpec, settings_class
 from cardrl.algorithms.training.settings import RunSettings, field_default
+from cardrl.algorithms.tune.settings import ALGO
 
-__all__ = ["SpaceError", "SweepSpace", "load_space", "check_space", "trial_args", "DOMAINS", "ALGO"]
+__all__ = ["SpaceError", "SweepSpace", "load_space", "check_space", "DOMAINS"]
 
-ALGO = "dmc"  # the algorithm a sweep trains
 DOMAINS = ("grid", "choice", "uniform", "loguniform", "randint")
 _SPACE_KEYS = ("description", "fixed", "sweep", "num_samples")
 _MAX_CHECKED_COMBINATIONS = 64  # beyond this many, each swept option's values are checked one at a time
@@ -79,7 +80,7 @@ def _options() -> dict[str, Any]:
     """Every name a space file may use for a DMC option (field name, or its ``cardrl train`` flag without dashes)
     -> its dataclass field."""
     out = {}
-    for f in fields(driver(ALGO).settings):
+    for f in fields(settings_class(ALGO)):
         out[f.name] = f
         flag = f.metadata.get("flag")
         if flag:
@@ -176,7 +177,7 @@ def load_space(path: str | Path) -> SweepSpace:
     checked against the options' types here; :func:`check_space` checks them against a game with DMCConfig."""
     path = Path(path)
     if not path.is_file():
-        what = "is a directory; give a JSON space file (examples in experiments/spaces/)" if path.is_dir() \
+        what = "is a directory; give a JSON space file (examples in cardrl/spaces/)" if path.is_dir() \
             else "does not exist"
         raise FileNotFoundError(f"space file {path} {what}")
     try:
@@ -198,7 +199,7 @@ def load_space(path: str | Path) -> SweepSpace:
         if key in run_options:
             raise SpaceError(f"{where}: {name} is a run option, the same for every trial: give it on the command "
                              f"line (--{key.replace('_', '-')})")
-        allowed = ", ".join(sorted(f.name for f in fields(driver(ALGO).settings)))
+        allowed = ", ".join(sorted(f.name for f in fields(settings_class(ALGO))))
         raise SpaceError(f"{where}: unknown DMC option {name!r}; options: {allowed}")
 
     space = SweepSpace(str(path), description=str(raw.get("description", "")))
@@ -225,19 +226,11 @@ def load_space(path: str | Path) -> SweepSpace:
     return space
 
 
-def trial_args(args: argparse.Namespace, values: dict[str, Any]) -> argparse.Namespace:
-    """A ``cardrl train``-shaped namespace: every DMC and run option's default, the command line's, then ``values``."""
-    base = {f.name: field_default(f) for settings in (RunSettings, driver(ALGO).settings) for f in fields(settings)}
-    base.update(vars(args))
-    base.update(values)
-    base["algo"] = ALGO
-    return argparse.Namespace(**base)
-
-
-def check_space(space: SweepSpace, args: argparse.Namespace) -> int:
-    """Build and validate the DMC config of the sweep's combinations for ``args.game`` (every combination of the
-    swept options' representative values when there are at most 64, else each option's values in turn with the
-    others at their first); SpaceError with DMCConfig.validate()'s reasons. Returns the configs checked."""
+def check_space(space: SweepSpace, base: RunSpec) -> int:
+    """Build and validate the DMC config of the sweep's combinations over ``base`` (the trials' common spec): every
+    combination of the swept options' representative values when there are at most 64, else each option's values in
+    turn with the others at their first; SpaceError with DMCConfig.validate()'s reasons. Returns the configs
+    checked."""
     names = list(space.sweep)
     reps = [space.representatives(n) for n in names]
     if math.prod(len(r) for r in reps) <= _MAX_CHECKED_COMBINATIONS:
@@ -247,8 +240,9 @@ def check_space(space: SweepSpace, args: argparse.Namespace) -> int:
         combos = [{**first, n: v} for n, r in zip(names, reps) for v in r]
     for combo in combos:
         try:
-            driver(ALGO).build_config(trial_args(args, {**space.fixed, **combo}), lambda _: None).validate()
+            trial = base.replace(**{**space.fixed, **combo})
+            driver(trial.algo).build_config(trial, lambda _: None).validate()
         except ValueError as err:
             shown = ", ".join(f"{k}={v!r}" for k, v in {**space.fixed, **combo}.items())
-            raise SpaceError(f"space file {space.path} does not apply to {args.game} ({shown}): {err}") from None
+            raise SpaceError(f"space file {space.path} does not apply to {base.game} ({shown}): {err}") from None
     return len(combos)

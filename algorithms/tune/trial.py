@@ -13,7 +13,6 @@ elapsed training time (the checkpoint's ``run_info``) go on, and so do the stop 
 
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 from typing import Any
@@ -21,7 +20,7 @@ from typing import Any
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.loop import RunClock, run_loop
 from cardrl.algorithms.training.registry import driver
-from cardrl.algorithms.tune.space import ALGO, trial_args
+from cardrl.algorithms.tune.settings import Sweep, TuneSettings
 
 __all__ = ["dmc_trial", "trial_resources", "TuneReports"]
 
@@ -37,19 +36,19 @@ def trial_resources(config: Any, strategy: str) -> Any:
                                  strategy=strategy)
 
 
-def _metrics(record: dict, args: argparse.Namespace, done: bool) -> dict[str, Any]:
+def _metrics(record: dict, tune: TuneSettings, done: bool) -> dict[str, Any]:
     """The report of one evaluation: the metric (against ``--metric-against``, with the zero or the trained oracle
     block) with its interval and sides, both blocks' scores of an oracle trial, frames, deals, time."""
     from cardrl.eval.lockstep import SCORE_FIELDS
 
-    ev = record["eval"][args.metric_against]
+    ev = record["eval"][tune.metric_against]
     label = record.get("eval_label", "")
     extra = {}
     if "eval_oracle" in record:
-        trained = record["eval_oracle"]["results"][args.metric_against]
+        trained = record["eval_oracle"]["results"][tune.metric_against]
         extra = {"adp_zero_block": ev["adp"], "adp_trained_block": trained["adp"],
                  "oracle_lambda": record["eval_oracle"]["oracle_lambda"]}
-        if args.metric_oracle_block == "trained":
+        if tune.metric_oracle_block == "trained":
             ev, label = trained, record["eval_oracle"]["label"]
     return {"adp": ev["adp"], "adp_low": ev["adp_low"], "adp_high": ev["adp_high"],
             "sides": {k: v for k, v in ev.items() if k not in SCORE_FIELDS},
@@ -64,8 +63,8 @@ class TuneReports:
 
     evaluate_at_end = True
 
-    def __init__(self, args: argparse.Namespace, where: dict[str, str]):
-        self.args, self.where = args, where
+    def __init__(self, tune: TuneSettings, where: dict[str, str]):
+        self.tune, self.where = tune, where
 
     def iteration(self, algo: Any, record: dict, line: str, done: bool, clock: RunClock) -> None:
         from ray import tune
@@ -75,7 +74,7 @@ class TuneReports:
         algo.run_info = clock.run_info(clock.elapsed())
         with tempfile.TemporaryDirectory(prefix="cardrl_tune_") as tmp:
             algo.save_to_path(tmp)
-            tune.report({**_metrics(record, self.args, done), **self.where},
+            tune.report({**_metrics(record, self.tune, done), **self.where},
                         checkpoint=tune.Checkpoint.from_directory(tmp))
 
     def finish(self, algo: Any, record: dict, clock: RunClock) -> None:
@@ -92,30 +91,31 @@ def _where(algo: Any, config: Any) -> dict[str, str]:
     return {"node_id": ray.get_runtime_context().get_node_id(), "runner_node_ids": ",".join(runners)}
 
 
-def dmc_trial(values: dict[str, Any], args: argparse.Namespace) -> None:
-    """One trial (a Tune function trainable): the algorithm with the trial's option ``values`` over ``args``
-    (module docstring)."""
+def dmc_trial(values: dict[str, Any], sweep: Sweep) -> None:
+    """One trial (a Tune function trainable): the algorithm of ``sweep``'s trial spec with the trial's option
+    ``values`` (module docstring)."""
     from ray import tune
 
     from cardrl.games.registry import get_game
 
     # Tune starts a trial in its own directory: relative paths (a checkpoint:PATH baseline) mean what they meant on
     # the command line, where that directory exists on the trial's node
-    if os.path.isdir(getattr(args, "cwd", "")):
-        os.chdir(args.cwd)
-    own = driver(ALGO)
-    targs = trial_args(args, {**args.fixed, **values})
-    config = own.build_config(targs, print)
+    if sweep.cwd and os.path.isdir(sweep.cwd):
+        os.chdir(sweep.cwd)
+    run_spec = sweep.trial_spec(values)
+    own = driver(run_spec.algo)
+    config = own.build_config(run_spec, print)
     algo = config.build_algo()
     try:
-        set_learner_threads(algo, targs.learner_threads)
+        set_learner_threads(algo, run_spec.run.learner_threads)
         start_ckpt = tune.get_checkpoint()
         if start_ckpt is not None:
             with start_ckpt.as_directory() as path:
                 algo.restore_from_path(path)  # the algorithm's counters and run_info (time_s) come back with it
-        baselines = own.evaluation.baselines(config, targs, [targs.metric_against])
-        clock = RunClock.begin(targs, dict(getattr(algo, "run_info", None) or {}), own.frames_trained(algo))
-        run_loop(algo, own, targs, baselines, clock, TuneReports(targs, _where(algo, config)),
-                 get_game(targs.game).protocol.score_name)
+        baselines = own.evaluation.baselines(config, run_spec, list(run_spec.run.eval_against))
+        run_info = dict(getattr(algo, "run_info", None) or {})
+        clock = RunClock.begin(run_spec.run, run_info, own.frames_trained(algo))
+        run_loop(algo, run_spec, baselines, clock, TuneReports(sweep.tune, _where(algo, config)),
+                 get_game(run_spec.game).protocol.score_name)
     finally:
         algo.stop()

@@ -141,7 +141,7 @@ def _final_of(out: Path) -> dict | None:
 
 
 def _check_undisturbed(out: Path, game: str, seed: int, eval_deals: int, against: Sequence[str]) -> None:
-    args = files.read_config(out).get("args", {})
+    args = files.run_options(files.read_config(out))
     want = {"game": game, "seed": seed, "eval_deals": eval_deals, "eval_against": list(against)}
     differ = {k: (args.get(k), v) for k, v in want.items() if args.get(k) != v}
     if differ:
@@ -261,7 +261,7 @@ def check_chaos(args: argparse.Namespace) -> list[tuple[float, str]]:
         raise ValueError(f"--undisturbed {args.undisturbed}: no such run directory (a finished cardrl train run)")
     plan = fault_plan(args.duration, args.kill_runner_every, args.kill_driver_at, args.interrupt_checkpoint_at)
     check_specs(args.game, args.against, "--against")
-    split_train_flags(args.train_args)
+    split_train_flags(args.train_args, args.game)
     return plan
 
 

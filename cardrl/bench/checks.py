@@ -1,6 +1,6 @@
 """The checks the ``cardrl bench`` commands share, run before anything is measured or trained
 (:func:`cardrl.bench.cli.check_bench` runs each command's): durations above 0, baseline agent specs, and the split of
-the flags a benchmark passes on to ``cardrl train`` (their parse: :func:`cardrl.cli.check_bench_command`). Each
+the flags a benchmark passes on to ``cardrl train`` (checked by the run spec they make: :func:`split_train_flags`). Each
 raises a ValueError naming the option, what is wrong with it and what is allowed (the CLI prints it as one line and
 exits 2); counts and seconds are checked by their argparse types (:mod:`cardrl.args`)."""
 
@@ -11,14 +11,22 @@ import shlex
 __all__ = ["split_train_flags", "check_positive_durations", "check_specs"]
 
 
-def split_train_flags(text: str, flag: str = "--train-args") -> list[str]:
-    """``text`` split into ``cardrl train`` flags; ValueError when it does not split. The flags are parsed by
-    ``cardrl train``'s parser in :func:`cardrl.cli.check_bench_command`, where that parser lives."""
+def split_train_flags(text: str, game: str | None = None, flag: str = "--train-args") -> list[str]:
+    """``text`` split into ``cardrl train`` flags; ValueError when it does not split or, given the ``game``, when
+    ``cardrl train GAME`` refuses them (the run spec they make is built to check them)."""
+    from cardrl.algorithms.training.run_spec import RunSpec
+
     try:
-        return shlex.split(text)
+        words = shlex.split(text)
     except ValueError as err:
         raise ValueError(f"{flag} {text!r} does not split into flags ({err}): give them as one quoted string, e.g. "
                          f"{flag} \"--eval-every 1m\"") from None
+    if game is not None and words:
+        try:
+            RunSpec.from_flags(game, words)
+        except ValueError as err:
+            raise ValueError(f"{flag} {text!r}: cardrl train {game} refuses it: {err}") from None
+    return words
 
 
 def check_positive_durations(**durations: float | None) -> None:

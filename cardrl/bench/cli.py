@@ -138,7 +138,7 @@ def _main_bench_env(args: argparse.Namespace) -> int:
     from cardrl.bench.json_out import (BenchClock, bench_command, env_figures, moves_figures, prepare_json_out,
                                        write_json_out)
 
-    json_out = getattr(args, "json_out", None)
+    json_out = args.json_out
     if json_out:
         prepare_json_out(json_out)
     clock = BenchClock()

@@ -1,7 +1,7 @@
 """``cardrl bench learning GAME``: which DMC variant learns fastest, per frame and per minute, on the same seeds.
 
 Each named variant (:data:`VARIANTS`, the presets table's variants: plain DMC and the papers' methods as ``cardrl
-train`` flags, experiments/presets.py) is trained from each seed to the same frame budget, each (variant, seed) pair
+train`` flags, cardrl/preset_table.py) is trained from each seed to the same frame budget, each (variant, seed) pair
 in its own run directory ``OUT/VARIANT/seedS`` by its own ``cardrl train --resume`` process: a benchmark stopped at
 any point (``--hours``, Ctrl-C, a lost session) continues from each run's latest checkpoint when the same command is
 given again, and no process lives longer than one run. A variant that continues another's run (``topk_ppo``: top-k
@@ -43,18 +43,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cardrl.algorithms.training.run_spec import RunSpec
 from cardrl.bench.common import machine_description
 from cardrl.bench.learning_format import format_learning, plot_learning
 from cardrl.bench.learning_report import (MACHINE, compare, machine_label, median_of, read_run, record_machine,
                                           summarise)
 from cardrl.games.registry import get_game
-from cardrl.presets import START_SHARE, Preset, variants
+from cardrl.preset_table import Preset
+from cardrl.presets import START_SHARE, variants
 from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "train_argv",
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "stage_spec", "train_argv",
            "run_learning", "keep_run", "read_benchmark_run", "join_stages", "write_report", "variant_flags"]
 
-# ---- the variants: the presets table's rows marked variant=True (experiments/presets.py) ---------------------------
+# ---- the variants: the presets table's rows marked variant=True (cardrl/preset_table.py) --------------------------
 Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
 VARIANTS: dict[str, Variant] = variants()
 DEFAULT_VARIANTS = ("dmc", "dmc_centred")  # plain DMC and the dip's remedy (docs/learning.md, "The dip")
@@ -173,11 +175,12 @@ def _final_matches_apply(game: str, algo: str) -> bool:
     return get_game(game).protocol.unit == "match" and algo == "dmc"
 
 
-def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_frames: int, eval_deals: int,
+def stage_spec(game: str, variant: str, seed: int, *, frames: int, eval_every_frames: int, eval_deals: int,
                against: Sequence[str], out: Path, num_env_runners: int = 1, extra: Sequence[str] = (),
-               stage: int = 0) -> list[str]:
-    """The ``cardrl train`` arguments of one (variant, seed) run's ``stage`` (:func:`stages`): resumable, evaluated
-    by frames only; a stage that continues the one before it starts from that one's checkpoint."""
+               stage: int = 0) -> RunSpec:
+    """The run of one (variant, seed) pair's ``stage`` (:func:`stages`): the variant's flags, resumable, evaluated by
+    frames only, ``extra`` flags last (``--train-args``); a stage that continues the one before it starts from that
+    one's checkpoint. ValueError naming a flag ``cardrl train`` refuses."""
     run_stages = stages(variant, frames)
     this = run_stages[stage]
     flags = variant_flags(this.variant, game, this.frames)
@@ -187,10 +190,16 @@ def train_argv(game: str, variant: str, seed: int, *, frames: int, eval_every_fr
         flags += [flag, str(run_directory(out, variant, seed) / run_stages[stage - 1].subdir / CHECKPOINT)]
     if stage < len(run_stages) - 1 and _final_matches_apply(game, VARIANTS[this.variant].algo):
         flags += ["--final-matches", "0"]  # a stage another continues: its end is not the run's
-    return ["train", game, "--algo", VARIANTS[this.variant].algo, *flags, "--seed", str(seed), "--stop-frames",
-            str(this.frames), "--eval-every", "0", "--eval-every-frames", str(eval_every_frames), "--eval-deals",
-            str(eval_deals), "--eval-against", *against, "--checkpoint-every", "5m", "--num-env-runners",
-            str(num_env_runners), "--out", str(directory), "--resume", *extra]
+    return RunSpec.from_flags(game, [
+        "--algo", VARIANTS[this.variant].algo, *flags, "--seed", str(seed), "--stop-frames", str(this.frames),
+        "--eval-every", "0", "--eval-every-frames", str(eval_every_frames), "--eval-deals", str(eval_deals),
+        "--eval-against", *against, "--checkpoint-every", "5m", "--num-env-runners", str(num_env_runners),
+        "--out", str(directory), "--resume", *extra])
+
+
+def train_argv(game: str, variant: str, seed: int, **stage: Any) -> list[str]:
+    """The ``cardrl train`` arguments of one (variant, seed) run's stage: :func:`stage_spec`'s command line."""
+    return ["train", game, *stage_spec(game, variant, seed, **stage).flags()]
 
 
 # ---- running ---------------------------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ def check_learning(args: argparse.Namespace) -> None:
     for name in variants:
         variant_flags(name, args.game, args.frames)
     check_specs(args.game, args.against, "--against")
-    split_train_flags(args.train_args)
+    split_train_flags(args.train_args, args.game)
     if args.reference is not None and args.reference not in variants:
         raise ValueError(f"--reference {args.reference} is not among --variants {' '.join(variants)}: the reference "
                          f"is one of the variants compared")

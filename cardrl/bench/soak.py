@@ -233,7 +233,7 @@ def check_soak(args: argparse.Namespace) -> None:
         raise ValueError(f"--every must be > 0 and at most --duration ({args.duration:g}s), got {args.every:g}s")
     if args.warmup >= args.duration:
         raise ValueError(f"--warmup {args.warmup:g}s leaves no sample of the {args.duration:g}s run for the slopes")
-    split_train_flags(args.train_args)
+    split_train_flags(args.train_args, args.game)
 
 
 def main_bench_soak(args: argparse.Namespace) -> int:

@@ -327,16 +327,14 @@ def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> 
         args = _parser().parse_args(args)
     from cardrl.bench.json_out import BenchClock, bench_command, prepare_json_out, train_figures, write_json_out
 
-    json_out = getattr(args, "json_out", None)
+    json_out = args.json_out
     if json_out:
         prepare_json_out(json_out)
     clock = BenchClock()
-    result = bench_train(args.game, float(args.seconds), peers=not getattr(args, "no_peers", False),
-                         num_env_runners=int(getattr(args, "num_env_runners", 1)),
-                         douzero_actors=int(getattr(args, "douzero_actors", DOUZERO_NUM_ACTORS)),
-                         variant=variant_options(prune=getattr(args, "prune", None),
-                                                 opponent_model=getattr(args, "opponent_model", None),
-                                                 bidding=bool(getattr(args, "bidding", False))))
+    result = bench_train(args.game, float(args.seconds), peers=not args.no_peers,
+                         num_env_runners=args.num_env_runners, douzero_actors=args.douzero_actors,
+                         variant=variant_options(prune=args.prune, opponent_model=args.opponent_model,
+                                                 bidding=args.bidding))
     print_bench_train(result)
     if json_out:
         text = "\n".join([result["table"], *result["summary"]])

@@ -71,7 +71,7 @@ def _rule_options(args: argparse.Namespace, spec) -> dict:
     """The rule options set by flags; a flag the game has no option for is refused."""
     options = {}
     for flag, option in RULE_FLAGS.items():
-        value = getattr(args, flag, None)
+        value = vars(args).get(flag)
         if value is None:
             continue
         if option not in spec.rule_options:
@@ -83,7 +83,7 @@ def _rule_options(args: argparse.Namespace, spec) -> dict:
 
 
 def _refuse(args: argparse.Namespace, names: list[str], why: str) -> None:
-    given = [f"--{n.replace('_', '-')}" for n in names if getattr(args, n, None) not in (None, False)]
+    given = [f"--{n.replace('_', '-')}" for n in names if vars(args).get(n) not in (None, False)]
     if given:
         raise ValueError(f"{', '.join(given)} {'does' if len(given) == 1 else 'do'} not apply: {why}")
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from cardrl.eval.lockstep import SCORE_FIELDS
 from cardrl.eval.plot import format_count, loss_fields, loss_name, plays_matches, render_png
-from cardrl.run_dir import CHECKPOINT, read_config, read_progress
+from cardrl.run_dir import CHECKPOINT, read_config, read_progress, run_options
 
 __all__ = ["build_report", "write_report", "main_report"]
 
@@ -83,7 +83,7 @@ def _latest_evaluation(records: list[dict], config: dict) -> str:
             rows.append([f"<code>{_e(spec)}</code>{_e(how)}", _signed(ev["adp"]),
                          f"{ev['adp_low']:+.3f}, {ev['adp_high']:+.3f}", "yes" if ev["adp_low"] > 0 else "no"]
                         + [_signed(ev[label]) if label in ev else "" for label in labels])
-    deals = (config.get("args") or {}).get("eval_deals")
+    deals = run_options(config).get("eval_deals")
     what = "the final evaluation" if last.get("final") else f"iteration {last.get('iteration')}"
     text = (f"<p>At {_e(what)}: {format_count(last['frames_trained'])} frames trained, "
             f"{last.get('time_s', 0) / 60:.1f} min; the agent being trained plays against each baseline on "
@@ -191,9 +191,9 @@ def _config(config: dict) -> str:
                      f"<pre>{_e(config['command'])}</pre>")
     if config.get("env_config"):
         parts.append("<p>Environment options:</p>" + _kv_table(config["env_config"]))
-    if config.get("args"):
+    if run_options(config):
         parts.append("<details open><summary>Every option of <code>cardrl train</code>, defaults included</summary>"
-                     + _kv_table(config["args"]) + "</details>")
+                     + _kv_table(run_options(config)) + "</details>")
     settings = config.get(config.get("algo") or "")  # config.json keeps them under the algorithm's name
     if isinstance(settings, dict) and settings:
         parts.append(f"<details><summary>{_e(config['algo'])} settings as the algorithm resolved them</summary>"

@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import pytest
 
-from cardrl.bench.learning import VARIANTS, stages, train_argv, variant_flags, variants_for
+from cardrl.bench.learning import VARIANTS, stage_spec, stages, train_argv, variant_flags, variants_for
 from cardrl.bench.learning_format import format_learning
 from cardrl.bench.learning_report import compare, first_above_zero, read_run, summarise, training_seconds
 
@@ -225,25 +225,28 @@ def test_variants_apply_where_they_can_and_say_so_where_they_cannot():
 @pytest.mark.parametrize("game", ["doudizhu", "big2", "guandan"])
 def test_every_variants_command_line_is_a_valid_cardrl_train(game, tmp_path):
     from cardrl.algorithms.dmc.train import build_config
-    from cardrl.cli import build_parser
+    from cardrl.cli import parse_args, train_spec
 
     for variant in variants_for(game):
         for i, stage in enumerate(stages(variant, 100_000)):
             argv = train_argv(game, variant, 1, frames=100_000, eval_every_frames=50_000, eval_deals=10,
                               against=["random"], out=tmp_path, stage=i)
-            args = build_parser().parse_args(argv)
-            assert args.resume and args.stop_frames == stage.frames and args.eval_every == 0
-            assert args.out == str(tmp_path / variant / "seed1" / stage.subdir).rstrip("/")
+            spec = train_spec(parse_args(argv))  # the child's command line gives back the stage
+            assert spec == stage_spec(game, variant, 1, frames=100_000, eval_every_frames=50_000, eval_deals=10,
+                                      against=["random"], out=tmp_path, stage=i)
+            run = spec.run
+            assert run.resume and run.stop_frames == stage.frames and run.eval_every == 0
+            assert run.out == str(tmp_path / variant / "seed1" / stage.subdir).rstrip("/")
             continued = i < len(stages(variant, 100_000)) - 1  # a GuanDan stage another continues plays no matches
-            assert getattr(args, "final_matches", None) == (0 if continued and game == "guandan" else None)
+            assert run.final_matches == (0 if continued and game == "guandan" else None)
         if VARIANTS[variant].algo == "topk-ppo":  # over the first stage's DMC (its config: tests/algorithms/topk_ppo)
-            assert args.algo == "topk-ppo" and args.dmc_checkpoint == str(tmp_path / variant / "seed1" / "start" /
-                                                                           "checkpoint")
+            assert spec.algo == "topk-ppo" and spec.settings.dmc_checkpoint == str(
+                tmp_path / variant / "seed1" / "start" / "checkpoint")
             assert [(s.variant, s.frames, s.offset) for s in stages(variant, 100_000)] == [
                 ("dmc", 50_000, 0), ("topk_ppo", 50_000, 50_000)]
             continue
         notes = []
-        config = build_config(args, say=notes.append)
+        config = build_config(spec, say=notes.append)
         config.validate()  # the flags make a valid DMC config
         if variant in ("om", "omodmc") and game == "doudizhu":  # Luo & Tan's model reads the unified features
             assert config.env_config["features"] == "unified" and config.policy_mapping_fn("landlord") == "shared"
@@ -294,7 +297,8 @@ def test_bench_learning_runs_top_k_ppo_over_its_own_dmc_and_trains_the_dmc_again
     assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
     assert "stage 1/2: dmc to 4,000 frames" in first.stdout and "stage 2/2: topk_ppo to 4,000 frames" in first.stdout
     run = tmp_path / "topk_ppo" / "seed1"
-    assert json.loads((run / "config.json").read_text())["args"]["dmc_checkpoint"] == str(run / "start" / "checkpoint")
+    assert json.loads((run / "config.json").read_text())["spec"]["settings"]["dmc_checkpoint"] == str(
+        run / "start" / "checkpoint")
     results = json.loads((tmp_path / "results.json").read_text())["variants"]["topk_ppo"]
     assert results["seeds"]["1"]["done"] and [p["frames"] for p in results["by_frames"]["random"]] == [4000, 8000]
     # a fresh machine where the top-k PPO stage was not finished: its DMC's checkpoint is gone with the old machine,

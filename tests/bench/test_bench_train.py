@@ -132,7 +132,7 @@ def test_summary_line():
 
 def test_bad_arguments_are_rejected():
     with pytest.raises(ValueError, match=r"game 'chess' is unknown; available: \['big2', 'doudizhu'"):
-        bt.main_bench_train(argparse.Namespace(game="chess", seconds=1.0, no_peers=True, num_env_runners=1))
+        bt.bench_train("chess", 1.0, peers=False)
     with pytest.raises(ValueError, match="seconds must be > 0"):
         bt.bench_train("doudizhu", 0.0)
     with pytest.raises(ValueError, match="num_env_runners must be >= 0"):

@@ -5,7 +5,6 @@ eq. 1) scored with a zero oracle block (deployable) and, labelled beside it, wit
 
 from __future__ import annotations
 
-import argparse
 
 import numpy as np
 import pytest
@@ -107,14 +106,17 @@ def _train_one_iteration(tmp_path, **training):
     return algo, algo.save_to_path(str(tmp_path / "checkpoint"))
 
 
-def _eval_args(**extra) -> argparse.Namespace:
-    return argparse.Namespace(game="doudizhu", eval_deals=3, seed=0, **extra)
+def _eval_args(**extra):
+    """The run spec the evaluations read (game, seed, deals; ``extra`` run or DMC options)."""
+    from cardrl.algorithms.training.run_spec import RunSpec
+
+    return RunSpec.build("doudizhu", eval_deals=3, seed=0, **extra)
 
 
 def test_oracle_checkpoint_is_fed_the_trained_block_with_oracle_and_zeros_without(ray_local, tmp_path):
     """``checkpoint:PATH:oracle`` feeds lambda (of the schedule at the checkpoint's frames) x the true hidden hands of
     the deal; ``checkpoint:PATH`` feeds zeros; the driver's records carry both scores, labelled."""
-    from cardrl.algorithms.dmc.train import evaluations, evaluation_baselines
+    from cardrl.algorithms.dmc.train_evaluation import evaluation_baselines, evaluations
 
     algo, path = _train_one_iteration(tmp_path, oracle="1:0:100000")
     try:
@@ -173,12 +175,12 @@ def test_odmc_checkpoint_plays_only_kept_moves_unless_unpruned(ray_local, tmp_pa
     """An agent and a scorer of an ODMC config (``prune="mcs"``, slack settings read from the checkpoint) only ever
     choose kept moves; ``:unpruned`` and ``--eval-unpruned`` choose among all legal moves, and count how often the
     choice lies outside the kept set."""
-    from cardrl.algorithms.dmc.train import evaluations, evaluation_baselines
+    from cardrl.algorithms.dmc.train_evaluation import evaluation_baselines, evaluations
     from cardrl.eval.lockstep import evaluate_scorer
 
     algo, path = _train_one_iteration(tmp_path, prune="mcs", prune_extra=0.5)
     try:
-        args = _eval_args(eval_unpruned=True)
+        args = _eval_args(eval_unpruned=True, prune="mcs")
         records = evaluations(algo, evaluation_baselines(algo.config, ["random"], args), args)
         play = algo.play_options()
         make = evaluation_baselines(algo.config, ["random"], args)["random"]

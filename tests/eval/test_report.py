@@ -14,7 +14,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from cardrl.cli import build_parser, main
+from cardrl.cli import main, parse_args, train_spec
 from cardrl.eval.plot import read_progress
 from cardrl.eval.report import build_report
 
@@ -75,10 +75,10 @@ def test_report_of_a_short_run(ray_local, tmp_path, capsys):
 
     # config.json: the command (it parses back to the same options), the options, the DMC config
     config = json.loads((run / "config.json").read_text())
-    assert config["game"] == "doudizhu" and config["args"]["eval_deals"] == 10
+    assert config["game"] == "doudizhu" and config["spec"]["run"]["eval_deals"] == 10
     assert config["dmc"]["frames_per_update"] == 200
-    again = vars(build_parser().parse_args(shlex.split(config["command"])[1:]))
-    assert {k: v for k, v in again.items() if k in config["args"]} == config["args"]
+    again = train_spec(parse_args(shlex.split(config["command"])[1:]))
+    assert again.to_dict() == config["spec"]
 
     assert main(["report", str(run)]) == 0
     assert capsys.readouterr().out.strip() == f"report written: {run / 'report.html'}"

@@ -117,6 +117,8 @@ def test_gpu_inference_is_refused_without_a_gpu():
 def test_gpu_inference_scores_on_the_gpu_as_on_the_cpu():
     config = small_config(gpu_inference=True, q_clip="admc")
     config.validate()
+    assert config.num_gpus_per_env_runner == 0  # a check changes nothing
+    config.reserve_runner_gpus()  # as build_algo() does
     assert 0 < config.num_gpus_per_env_runner <= 1
     runner = DMCEnvRunner(config=config, worker_index=1)
     try:

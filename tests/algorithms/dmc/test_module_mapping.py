@@ -66,9 +66,9 @@ def _script_argv(name: str) -> list[str]:
 def test_the_table_4_8_10_scripts_train_the_paper_s_networks(script, mapping):
     """D+OM and D+OMODMC (unified features) train one network; DouZero* and D+ODMC (DouZero's code) three."""
     from cardrl.algorithms.dmc.train import build_config
-    from cardrl.cli import build_parser
+    from cardrl.cli import build_parser, train_spec
 
-    config = build_config(build_parser().parse_args(_script_argv(script)), say=lambda *a: None)
+    config = build_config(train_spec(build_parser().parse_args(_script_argv(script))), say=lambda *a: None)
     assert config.resolved_module_mapping() == mapping
     assert config.policy_mapping_fn is {"shared": one_shared_module, "per_agent": one_module_per_seat}[mapping]
 
@@ -134,13 +134,14 @@ def test_the_big2_base_script_is_named_for_what_it_trains_not_bigzero():
     """Luo & Tan's BigZero* is "the same code as BigZero" (DouZero's network on BigZero's own Big2 encoding); the
     script runs Luo & Tan's decision network on their unified features, and says so."""
     from cardrl.algorithms.dmc.train import build_config
-    from cardrl.cli import build_parser
+    from cardrl.cli import build_parser, train_spec
 
     from cardrl.presets import presets
 
     assert "dmc_big2" not in presets() and not (EXPERIMENTS / "dmc_big2.py").exists()
     assert "not BigZero*" in presets()["luo_tan_dmc_big2"].reproduces
-    config = build_config(build_parser().parse_args(_script_argv("luo_tan_dmc_big2.py")), say=lambda *a: None)
+    config = build_config(train_spec(build_parser().parse_args(_script_argv("luo_tan_dmc_big2.py"))),
+                          say=lambda *a: None)
     assert (config.q_model, config.resolved_module_mapping()) == ("luo_tan", "shared")
     assert config.make_env().features.name == "luo_tan_v1"
     assert "runs/luo_tan_dmc_big2/checkpoint" in _script_argv("topk_ppo_big2.py")

@@ -266,12 +266,13 @@ def test_oracle_scripts_anneal_over_the_paper_s_20_days_and_a_flag_shortens_it(s
     """OADMCDou: lambda 1 -> 0 over the first 20 days at 100,236,906 state-action pairs a day (Sec. 5)."""
     from cardrl.algorithms.dmc.schedules import OADMCDOU_ORACLE, OADMCDOU_ORACLE_FRAMES
     from cardrl.algorithms.dmc.train import build_config
-    from cardrl.cli import build_parser
+    from cardrl.cli import build_parser, train_spec
 
     assert OADMCDOU_ORACLE_FRAMES == 2_004_738_120 and OADMCDOU_ORACLE == "1:0:2004738120"
     argv = _script_argv(script)
-    config = build_config(build_parser().parse_args(argv), say=lambda *a: None)
+    config = build_config(train_spec(build_parser().parse_args(argv)), say=lambda *a: None)
     assert config.oracle == OracleSchedule(1.0, 0.0, 2_004_738_120)
     assert config.oracle.value(OADMCDOU_ORACLE_FRAMES // 2) == pytest.approx(0.5)
-    shorter = build_config(build_parser().parse_args([*argv, "--oracle", "1:0:3000000"]), say=lambda *a: None)
+    shorter = build_config(train_spec(build_parser().parse_args([*argv, "--oracle", "1:0:3000000"])),
+                           say=lambda *a: None)
     assert shorter.oracle == OracleSchedule(1.0, 0.0, 3_000_000)

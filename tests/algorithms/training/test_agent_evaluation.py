@@ -5,7 +5,6 @@ per-deal standard deviation)."""
 from __future__ import annotations
 
 import math
-from argparse import Namespace
 from types import SimpleNamespace
 
 import numpy as np
@@ -13,6 +12,7 @@ import pytest
 from scipy import stats
 
 from cardrl.algorithms.training.agent_evaluation import AgentEvaluation, evaluation_deals
+from cardrl.algorithms.training.run_spec import RunSpec
 from cardrl.eval.agents import build_agent
 from cardrl.eval.deals import deals_from_seeds, generate_deals
 from cardrl.eval.lockstep import evaluation_deal_seeds
@@ -32,7 +32,7 @@ def test_deals_from_seeds_are_the_deals_those_seeds_deal():
 @pytest.mark.parametrize("game, env_config", [("doudizhu", {"kickers": "distinct"}), ("guandan", {"match_bonus": True,
                                                                                                   "level": "5"})])
 def test_an_agents_evaluation_plays_the_dmc_evaluations_deals_under_the_runs_rule_options(game, env_config):
-    args = Namespace(game=game, seed=4, eval_deals=6)
+    args = RunSpec.build(game, "ppo", seed=4, eval_deals=6)
     deals = evaluation_deals(_algo({**env_config, "features": "unified"} if game == "doudizhu" else env_config), args)
     np.testing.assert_array_equal(deals.seeds, evaluation_deal_seeds(5, 6))  # evaluate_scorer's, seed + 1
     for name, value in env_config.items():
@@ -42,7 +42,7 @@ def test_an_agents_evaluation_plays_the_dmc_evaluations_deals_under_the_runs_rul
 
 
 def test_an_agents_evaluation_reports_deals_and_the_per_deal_spread():
-    args = Namespace(game="doudizhu", seed=0, eval_deals=12)
+    args = RunSpec.build("doudizhu", "ppo", seed=0, eval_deals=12)
     evaluation = AgentEvaluation(lambda algo, args: build_agent("random", "doudizhu", seed=3))
     ev = evaluation.evaluate(_algo({}), args, ["random"])["eval"]["random"]
     assert ev["deals"] == 12 and ev["adp_sd"] > 0

@@ -77,7 +77,7 @@ def test_all_runners_dead_without_restart_fails_with_a_clear_message(ray_local):
 # ---- 3. atomic checkpoints, incomplete ones refused -----------------------------------------------------------------
 def test_incomplete_checkpoints_are_refused_naming_what_is_missing(ray_local, tmp_path):
     from cardrl.algorithms.dmc.checkpoints import MANIFEST, load_checkpoint_agent
-    from cardrl.algorithms.dmc.train import save_checkpoint
+    from cardrl.run_dir import save_checkpoint
 
     algo = small_config().build_algo()
     try:
@@ -221,7 +221,8 @@ def test_resume_without_checkpoint_starts_fresh_and_refuses_another_network(ray_
     assert "has no complete checkpoint; starting a fresh run" in printed
     assert (out / "checkpoint").is_dir()
     assert main([*common, "--model", "douzero_lstm"]) == 2
-    assert "q_model: checkpoint has 'mlp', this config has 'douzero_lstm'" in capsys.readouterr().err
+    # the run's config.json says what it was trained with, before its checkpoint is read
+    assert "was trained with q_model='mlp', not q_model='douzero_lstm'" in capsys.readouterr().err
 
 
 # ---- 4. several learners --------------------------------------------------------------------------------------------

@@ -3,17 +3,16 @@ and ``--learner-threads`` set in the learner that runs in the driver, on a real 
 
 from __future__ import annotations
 
-from argparse import Namespace
-
 import pytest
 
 from cardrl.algorithms.training.learners import learner_resources, set_learner_threads
+from cardrl.algorithms.training.settings import RunSettings
 
 
 def test_learner_resources_of_the_flags():
-    cpu = learner_resources(Namespace(num_learners=2, gpu=False, learner_threads=3))
+    cpu = learner_resources(RunSettings(num_learners=2, gpu=False, learner_threads=3))
     assert cpu == {"num_learners": 2, "num_gpus_per_learner": 0, "num_cpus_per_learner": 3}
-    gpu = learner_resources(Namespace(num_learners=1, gpu=True, learner_threads=3))
+    gpu = learner_resources(RunSettings(num_learners=1, gpu=True, learner_threads=3))
     assert gpu == {"num_learners": 1, "num_gpus_per_learner": 1}  # RLlib's own CPU share of a GPU learner
 
 

@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.algorithms.dmc.settings import RunSettings, values_from_args
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
-from cardrl.algorithms.training.run_config import command_line
+from cardrl.algorithms.training.run_spec import RunSpec
+from cardrl.algorithms.training.settings import RunSettings
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
-from cardrl.cli import main, parse_args
+from cardrl.cli import main, parse_args, train_spec
 from cardrl.eval.plot import plot_run, read_progress
 from cardrl.run_dir import log_scalars
 
@@ -47,16 +47,14 @@ def guandan_dmc_checkpoint(tmp_path_factory) -> str:
 
 def _check_run_files(run, game: str, algo: str, settings: type, capsys) -> dict:
     config = json.loads((run / "config.json").read_text())
-    assert {"game", "title", "algo", "agent_kind", "command", "args", algo, "env_config", "rllib"} <= set(config)
+    assert {"game", "title", "algo", "agent_kind", "command", "spec", algo, "env_config", "rllib"} <= set(config)
     assert config["game"] == game and config["algo"] == algo and config["agent_kind"] == algo
     assert config["rllib"] and set(config[algo]) == {f.name for f in fields(settings)}
 
-    # the command line parses back to the same options, each algorithm taking its own defaults
-    argv = shlex.split(config["command"])[1:]
-    again = parse_args(argv)
-    options = {"game": again.game, "algo": again.algo, **values_from_args(again, RunSettings),
-               **values_from_args(again, settings)}
-    assert json.loads(json.dumps(options)) == config["args"]
+    # the command line parses back to the same spec, each algorithm taking its own defaults
+    again = train_spec(parse_args(shlex.split(config["command"])[1:]))
+    assert again == RunSpec.from_dict(config) and again.to_dict() == config["spec"]
+    assert type(again.settings) is settings
 
     assert [p for p in (run / "tb").glob("events.out.tfevents.*") if p.stat().st_size > 0]
     records = read_progress(run)
@@ -82,7 +80,7 @@ def test_topk_ppo_run_writes_config_tensorboard_and_reports(guandan_dmc_checkpoi
                "--eval-deals", "1", "--out", str(run)])
     assert rc == 0
     config = _check_run_files(run, "guandan", "topk-ppo", TopKPPOSettings, capsys)
-    assert config["args"]["lr"] == 1e-4 and config["topk-ppo"]["hidden_sizes"] == [16]
+    assert config["spec"]["settings"]["lr"] == 1e-4 and config["topk-ppo"]["hidden_sizes"] == [16]
     assert "--hidden-sizes 16" in config["command"] and "--lr" not in config["command"]
 
 
@@ -93,7 +91,7 @@ def test_masked_ppo_run_writes_config_tensorboard_and_reports(ray_local, tmp_pat
                "--num-env-runners", "0", "--eval-every", "0", "--eval-deals", "2", "--out", str(run)])
     assert rc == 0
     config = _check_run_files(run, "big2", "ppo", PPOSettings, capsys)
-    assert config["args"]["lr"] == 5e-5  # PPO's default, not DMC's
+    assert config["spec"]["settings"]["lr"] == 5e-5  # PPO's default, not DMC's
     assert config["ppo"]["embedding_dim"] == 4 and config["ppo"]["train_batch_size"] == 40
 
 
@@ -119,9 +117,8 @@ def test_log_scalars_names_each_number_by_its_path():
 
 
 def test_command_line_writes_what_differs_from_the_defaults():
-    run = {"stop_time": 90.0, "eval_against": ["random"], "gpu": True, "out": None}
-    assert command_line("big2", "ppo", [(RunSettings, run), (PPOSettings, {"lr": 5e-5, "hidden_sizes": (16,)})]) \
-        == "cardrl train big2 --algo ppo --stop-time 90s --gpu --hidden-sizes 16"
+    spec = RunSpec.build("big2", "ppo", stop_time=90.0, eval_against=["random"], gpu=True, lr=5e-5, hidden_sizes=[16])
+    assert spec.command() == "cardrl train big2 --algo ppo --stop-time 90s --gpu --hidden-sizes 16"
 
 
 # ---- the run loop on a stand-in algorithm (no Ray) -----------------------------------------------------------------
@@ -142,6 +139,27 @@ class _Algo:
         return path
 
 
+@pytest.fixture
+def stand_in_spec(monkeypatch):
+    """``make(evaluation, **options)``: the RunSpec of a stand-in algorithm (its driver registered for the test),
+    on DouDiZhu with ``options``."""
+    from cardrl.algorithms.training import registry, run_spec
+    from cardrl.algorithms.training.driver import Driver
+
+    def make(evaluation, **options) -> RunSpec:
+        stand_in = Driver(name="stand-in", title="stand-in", agent_kind="stand-in",
+                          build_config=lambda run_spec, say: None, describe=lambda *a: [],
+                          progress=lambda result, run_spec: ({"frames_trained": result["frames"]},
+                                                             f"frames {result['frames']}"),
+                          evaluation=evaluation, frames_trained=lambda algo: algo.frames)
+        monkeypatch.setitem(registry.ALGORITHMS, "stand-in", stand_in)  # resolve() returns what is not a string
+        monkeypatch.setitem(run_spec.SETTINGS, "stand-in", PPOSettings)
+        monkeypatch.setitem(run_spec.RUN_OPTIONS, "stand-in", frozenset({"eval_every_frames"}))
+        return RunSpec.build("doudizhu", "stand-in", **options)
+
+    return make
+
+
 class _Evaluation:
     def baselines(self, config, args, specs):
         return list(specs)
@@ -156,22 +174,15 @@ class _Evaluation:
         print(f"final at {final['frames_trained']}")
 
 
-def test_the_run_loop_evaluates_at_frame_milestones_checkpoints_and_closes_with_a_final_record(tmp_path, capsys):
-    from argparse import Namespace
-
-    from cardrl.algorithms.training.driver import Driver
+def test_the_run_loop_evaluates_at_frame_milestones_checkpoints_and_closes_with_a_final_record(tmp_path, capsys,
+                                                                                              stand_in_spec):
     from cardrl.algorithms.training.loop import RunClock, RunFiles, run_loop
 
-    driver = Driver(name="stand-in", title="stand-in", settings=PPOSettings, agent_kind="stand-in",
-                    build_config=lambda args, say: None, describe=lambda *a: [],
-                    progress=lambda result, args: ({"frames_trained": result["frames"]}, f"frames {result['frames']}"),
-                    evaluation=_Evaluation(), frames_trained=lambda algo: algo.frames)
-    args = Namespace(stop_time=None, stop_frames=500, eval_every=0, eval_every_frames=200, checkpoint_every=3600,
-                     algo="stand-in", game="doudizhu")
+    spec = stand_in_spec(_Evaluation(), stop_frames=500, eval_every=0, eval_every_frames=200, checkpoint_every=3600)
     algo = _Algo()
-    sink = RunFiles(tmp_path, driver, args, ["random"], "ADP")
+    sink = RunFiles(tmp_path, spec, ["random"], "ADP")
     try:
-        run_loop(algo, driver, args, ["random"], RunClock.begin(args, {}, 0), sink, "ADP")
+        run_loop(algo, spec, ["random"], RunClock.begin(spec.run, {}, 0), sink, "ADP")
     finally:
         sink.close()
     printed = capsys.readouterr().out
@@ -195,23 +206,16 @@ class _SlowEvaluation(_Evaluation):
         return super().evaluate(algo, args, baselines)
 
 
-def test_training_seconds_leave_out_every_evaluation_and_a_checkpoint_counts_them(tmp_path):
+def test_training_seconds_leave_out_every_evaluation_and_a_checkpoint_counts_them(tmp_path, stand_in_spec):
     """An evaluation record's train_s must not lose its own evaluation's seconds, and the clock a checkpoint keeps
     must count every evaluation already in its eval_time_s (else a resumed run's training time comes out short)."""
-    from argparse import Namespace
-
-    from cardrl.algorithms.training.driver import Driver
     from cardrl.algorithms.training.loop import RunClock, RunFiles, run_loop
 
-    driver = Driver(name="stand-in", title="stand-in", settings=PPOSettings, agent_kind="stand-in",
-                    build_config=lambda args, say: None, describe=lambda *a: [],
-                    progress=lambda result, args: ({"frames_trained": result["frames"]}, ""),
-                    evaluation=_SlowEvaluation(), frames_trained=lambda algo: algo.frames)
-    args = Namespace(stop_time=None, stop_frames=400, eval_every=0, eval_every_frames=100, checkpoint_every=0,
-                     algo="stand-in", game="doudizhu")
-    algo, sink = _Algo(), RunFiles(tmp_path, driver, args, ["random"], "ADP")
+    spec = stand_in_spec(_SlowEvaluation(), stop_frames=400, eval_every=0, eval_every_frames=100,
+                         checkpoint_every=0)
+    algo, sink = _Algo(), RunFiles(tmp_path, spec, ["random"], "ADP")
     try:
-        run_loop(algo, driver, args, ["random"], RunClock.begin(args, {}, 0), sink, "ADP")
+        run_loop(algo, spec, ["random"], RunClock.begin(spec.run, {}, 0), sink, "ADP")
     finally:
         sink.close()
     records = read_progress(tmp_path)
@@ -233,15 +237,13 @@ def test_a_resume_moves_the_records_after_its_checkpoint_aside(tmp_path):
 def test_a_run_that_does_not_resume_moves_an_earlier_runs_records_aside(tmp_path, capsys):
     """A new run in a directory that holds an earlier run's records (``--resume`` with no complete checkpoint left,
     e.g. on a fresh machine, or a plain rerun) must not append to them: its curves would start with the old run's."""
-    from argparse import Namespace
-
     from cardrl.algorithms.training.loop import _restore
     from cardrl.run_dir import DISCARDED, PROGRESS
 
     old = "".join(json.dumps({"iteration": i, "frames_trained": 100 * i}) + "\n" for i in (1, 2))
     (tmp_path / PROGRESS).write_text(old)
-    assert _restore(None, None, Namespace(restore=None), tmp_path, None) == {}
+    assert _restore(None, None, RunSettings(), tmp_path, None) == {}
     assert (tmp_path / PROGRESS).read_text() == "" and (tmp_path / DISCARDED).read_text() == old
     assert f"2 progress record(s) of an earlier run in {tmp_path} moved to {DISCARDED}" in capsys.readouterr().out
-    assert _restore(None, None, Namespace(restore=None), tmp_path, None) == {}  # nothing left to move: nothing said
+    assert _restore(None, None, RunSettings(), tmp_path, None) == {}  # nothing left to move: nothing said
     assert capsys.readouterr().out == ""

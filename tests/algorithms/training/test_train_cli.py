@@ -53,9 +53,9 @@ def test_train_cli_rejects_bad_arguments(capsys):
 
 
 def _train_args(*flags: str):
-    from cardrl.cli import build_parser
+    from cardrl.cli import build_parser, train_spec
 
-    return build_parser().parse_args(["train", *flags])
+    return train_spec(build_parser().parse_args(["train", *flags]))
 
 
 def test_an_opponent_model_picks_the_one_encoder_that_feeds_it_and_says_so():

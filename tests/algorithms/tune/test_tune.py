@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cardrl.algorithms.tune.space import SpaceError, check_space, load_space
-from cardrl.cli import build_parser, main
+from cardrl.cli import build_parser, main, parse_args, tune_sweep
 from cardrl.presets import presets
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -28,7 +28,7 @@ def _space(tmp_path: Path, content) -> Path:
 
 
 def _check(path: Path, game: str = "doudizhu") -> int:
-    return check_space(load_space(path), build_parser().parse_args(["tune", game, "--space", str(path)]))
+    return check_space(load_space(path), tune_sweep(parse_args(["tune", game, "--space", str(path)])).base)
 
 
 @pytest.mark.parametrize("content, message", [

@@ -19,7 +19,7 @@ from helpers.sweep_process import EVAL, descendants, evals, kill_tree, lr_space,
 
 from cardrl.algorithms.tune.resume import SWEEP_RECORD, check_resume, sweep_record
 from cardrl.algorithms.tune.space import load_space
-from cardrl.cli import build_parser, main
+from cardrl.cli import build_parser, main, parse_args, tune_sweep
 
 STOP_FRAMES = 4000
 OPTIONS = ("--stop-frames", str(STOP_FRAMES), "--num-env-runners", "0", "--num-envs-per-env-runner", "4",
@@ -113,12 +113,11 @@ def _started_sweep(tmp_path: Path, sweep: dict, *options: str) -> tuple[Path, li
     space = lr_space(tmp_path, sweep)
     out = tmp_path / "sweep"
     argv = ["tune", "doudizhu", "--space", str(space), "--out", str(out), *options]
-    args = build_parser().parse_args(argv)
-    args.argv = argv
+    sweep = tune_sweep(parse_args(argv))
     (out / "tune").mkdir(parents=True)
     (out / "tune" / "tuner.pkl").write_bytes(b"")
     (out / "tune" / "experiment_state-2026-01-01_00-00-00.json").write_text("{}")
-    (out / SWEEP_RECORD).write_text(json.dumps(sweep_record(args, load_space(space))))
+    (out / SWEEP_RECORD).write_text(json.dumps(sweep_record(sweep, load_space(space))))
     return space, argv
 
 
@@ -151,9 +150,8 @@ def test_resume_accepts_the_same_space_under_another_path(tmp_path):
     moved = tmp_path / "moved.json"
     moved.write_text(space.read_text())
     argv[argv.index(str(space))] = str(moved)
-    args = build_parser().parse_args([*argv, "--resume", "--verbose"])
-    args.argv = argv
-    record = check_resume(tmp_path / "sweep", sweep_record(args, load_space(moved)))
+    sweep = tune_sweep(parse_args([*argv, "--resume", "--verbose"]))
+    record = check_resume(tmp_path / "sweep", sweep_record(sweep, load_space(moved)))
     assert record["space"] == str(space)
 
 
