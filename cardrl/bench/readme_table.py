@@ -201,16 +201,26 @@ def write_readme_table(readme: Path, root: Path | None = None) -> bool:
 
 
 def main_bench_table(readme: str, write: bool) -> int:
-    """``cardrl bench table [--write] [--readme README.md]``: print the table the files give; with ``--write``,
-    put it in the README. Exit 1 without ``--write`` when the README's table differs from it."""
+    """``cardrl bench table [--write] [--readme README.md]``: print the README's table the files give, and check
+    the learning tables of the docs beside it (docs/*.md: :mod:`cardrl.bench.doc_tables`); with ``--write``, put
+    them all in place. Exit 1 without ``--write`` when one differs from its files."""
+    from cardrl.bench.doc_tables import stale_doc_blocks, write_doc_blocks
+
     path = Path(readme)
-    table = render_table(path.parent)
+    root = path.parent
+    table = render_table(root)
     print(table, flush=True)
+    pages = sorted((root / "docs").glob("*.md"))
     if write:
         changed = write_readme_table(path)
         print(f"{path}: {'table rewritten' if changed else 'table already current'}", flush=True)
+        for page in pages:
+            if write_doc_blocks(page, root):
+                print(f"{page}: learning tables rewritten", flush=True)
         return 0
+    stale = [line for page in pages for line in stale_doc_blocks(page, root)]
     if readme_table(path.read_text()) != table:
-        print(f"{path}: its table differs from the one above (cardrl bench table --write rewrites it)", flush=True)
-        return 1
-    return 0
+        stale.insert(0, f"{path}: its table differs from the one above")
+    for line in stale:
+        print(f"{line} (cardrl bench table --write rewrites it)", flush=True)
+    return 1 if stale else 0
