@@ -24,6 +24,9 @@ def path_arg(text: str) -> str:
     return os.path.abspath(os.path.expanduser(str(text)))
 
 
+path_arg.allowed = "a non-empty path"  # what option_problems says is allowed
+
+
 def agent_spec_arg(text: str) -> str:
     """An agent spec with its path (``checkpoint:PATH[:MODULE]``, ``topk-ppo:PATH``, ...) made absolute when the
     command line is parsed (:func:`path_arg`); other specs, and specs that do not parse (refused later with the
@@ -39,6 +42,9 @@ def agent_spec_arg(text: str) -> str:
     return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
 
 
+agent_spec_arg.allowed = "an agent spec (random, rule, checkpoint:PATH, ...)"
+
+
 def int_at_least(low: int, what: str = ""):
     """An argparse type: an int ``>= low`` (``what`` says what the bound means, e.g. ``"0: never"``)."""
     def parse(text: str) -> int:
@@ -52,6 +58,7 @@ def int_at_least(low: int, what: str = ""):
         return value
 
     parse.__name__ = f"int >= {low}"
+    parse.allowed = f"an int >= {low}" + (f" ({what})" if what else "")  # what option_problems says is allowed
     return parse
 
 
@@ -59,24 +66,25 @@ positive_int = int_at_least(1)
 non_negative_int = int_at_least(0)
 
 
-def float_in(low: float, high: float = math.inf, *, low_open: bool = False):
-    """An argparse type: a finite number in ``[low, high]`` (``(low, high]`` with ``low_open``); NaN refused, inf
-    too (a finite ``high`` bounds it anyway)."""
+def float_in(low: float, high: float = math.inf, *, low_open: bool = False, high_open: bool = False):
+    """An argparse type: a finite number in ``[low, high]`` (``(low, ...`` with ``low_open``, ``..., high)`` with
+    ``high_open``); NaN refused, inf too (a finite ``high`` bounds it anyway)."""
     if high == math.inf:
         allowed = f"a finite number {'>' if low_open else '>='} {low:g}"
     else:
-        allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}]"
+        allowed = f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
 
     def parse(text: str) -> float:
         try:
             value = float(str(text).strip())
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number; give {allowed}") from None
-        if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+        if not math.isfinite(value) or value > high or value < low or (low_open and value == low) \
+                or (high_open and value == high):
             raise argparse.ArgumentTypeError(f"{text!r} is not {allowed}")
         return value
 
-    parse.__name__ = allowed
+    parse.__name__ = parse.allowed = allowed
     return parse
 
 

@@ -25,9 +25,8 @@ from cardrl.features.bidding import (BID_ACTION_DIM, BID_BLOCK, BID_BLOCK_DIM, B
                                      bid_action_features, bid_block_of_game, bid_module_id, bid_state_of_game)
 
 __all__ = ["SeatDecisions", "WholeGameDecisions", "BidEpsilon", "parse_bid_epsilon", "bid_module_ids",
-           "bidding_problems", "bid_module_specs", "card_play_input_blocks", "is_bid_module", "BID_NETWORKS", "DEFAULT_BID_EPSILON", "DEFAULT_BID_HIDDEN_SIZES"]
+           "bidding_problems", "bid_module_specs", "card_play_input_blocks", "is_bid_module", "DEFAULT_BID_EPSILON", "DEFAULT_BID_HIDDEN_SIZES"]
 
-BID_NETWORKS = ("per_position", "shared")
 DEFAULT_BID_EPSILON = "0.3:0.03:10000000"
 DEFAULT_BID_HIDDEN_SIZES = (256, 256, 256)
 
@@ -163,16 +162,15 @@ class WholeGameDecisions(SeatDecisions):
 
 
 def bidding_problems(config) -> list[str]:
-    """What is wrong with a DMC config's whole-game options (empty: nothing); the options that do not compose with
-    bidding are refused here, each with its reason (docs/bidding.md)."""
+    """What is wrong with a DMC config's whole-game options (empty: nothing; each option within the bounds its
+    DMCSettings field declares, checked before); the options that do not compose with bidding are refused here, each
+    with its reason (docs/bidding.md)."""
     bid_options = {"bid_networks": "per_position", "bid_epsilon": DEFAULT_BID_EPSILON, "bid_hidden_sizes": None,
                    "bid_frames_per_update": None}
     if (config.env_config or {}).get("bidding") and not config.bidding:
         return ["env_config has bidding=True but DMC's bidding option is off: the whole game is DMC's option, set "
                 "it with DMCConfig().game('doudizhu', bidding=True) or .training(bidding=True) (cardrl train "
                 "--bidding)"]
-    if not isinstance(config.bidding, bool):
-        return [f"bidding must be a bool, got {type(config.bidding).__name__} {config.bidding!r}"]
     if not config.bidding:
         changed = [name for name, default in bid_options.items() if getattr(config, name) != default]
         return [f"{'/'.join(changed)} set but bidding is off: set bidding=True (cardrl train --bidding)"] if changed \
@@ -193,17 +191,8 @@ def bidding_problems(config) -> list[str]:
                "target_baseline": "seat_mean centres a seat's returns, but with bidding a seat plays every role"}
     out += [f"bidding=True does not compose with {name}={getattr(config, name)!r}: {why}"
             for name, why in refused.items() if getattr(config, name)]
-    if config.bid_networks not in BID_NETWORKS:
-        out.append(f"bid_networks={config.bid_networks!r} is unknown; allowed: {', '.join(map(repr, BID_NETWORKS))}")
     try:
         out += parse_bid_epsilon(config.bid_epsilon).problems()
     except ValueError as err:
         out.append(str(err))
-    batch = config.bid_frames_per_update
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or batch < 1):
-        out.append(f"bid_frames_per_update={batch!r} must be a positive int (or None: frames_per_update / 16)")
-    sizes = config.bid_hidden_sizes
-    if sizes is not None and (not sizes or any(isinstance(h, bool) or not isinstance(h, int) or h < 1
-                                               for h in sizes)):
-        out.append(f"bid_hidden_sizes={sizes!r} must be a non-empty list of positive ints")
     return out

@@ -71,6 +71,14 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         self._apply_module_mapping()
         return self
 
+    def environment(self, *args, **kwargs) -> DMCConfigBase:
+        """RLlib's ``environment()``; features given here choose the policy mapping as ``.game(features=...)``
+        does."""
+        super().environment(*args, **kwargs)
+        if self.game_name is not None:
+            self._apply_module_mapping()
+        return self
+
     def resolved_module_mapping(self) -> str:
         """``"shared"`` or ``"per_agent"``: ``module_mapping`` if set, else the game's default for the features (one
         network per DouDiZhu seat with DouZero's features; one shared network with Luo & Tan's unified features,
@@ -94,7 +102,10 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         own = self._take_own(kwargs, DMC_TRAINING_OPTIONS)
         super().training(**kwargs)
         if own.get("q_model", NotProvided) is not NotProvided:
-            self._q_model_chosen = True
+            self._q_model_chosen = own["q_model"] is not None
+            if own["q_model"] is None:  # the network made for the features, as when not given
+                features = self.game_spec.make_features(dict(self.env_config or {}).get("features"))
+                own["q_model"] = features.default_q_model
         clip = own.pop("actor_q_clip", NotProvided)
         if clip is not NotProvided and clip is not None:
             import warnings
@@ -254,8 +265,8 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         return super().build_algo(*args, **kwargs)
 
     def validate(self) -> None:
-        """RLlib's checks, then DMC's (:mod:`~cardrl.algorithms.dmc.dmc_checks`, one per option); one ValueError
-        names every problem."""
+        """RLlib's checks, then DMC's (:mod:`~cardrl.algorithms.dmc.dmc_checks`: every option within the bounds its
+        DMCSettings field declares, then the options together); one ValueError names every problem."""
         super().validate()
         errors = config_problems(self)
         if errors:

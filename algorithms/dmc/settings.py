@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.centering import TARGET_BASELINES
 from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration)
-from cardrl.args import agent_spec_arg, path_arg, positive_int
+from cardrl.args import agent_spec_arg, float_in, non_negative_int, path_arg, positive_float, positive_int
 
 __all__ = ["DMCSettings", "RunSettings", "add_arguments", "field_default", "parse_duration",
            "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
-           "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS"]
+           "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS", "BID_NETWORKS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")
 OPTIMIZERS = ("rmsprop", "rmsprop_tf1", "rmsprop_corrected")
@@ -26,6 +26,7 @@ OPPONENT_MODELS = ("luo_tan", "douzero_plus")
 MODULE_MAPPINGS = ("shared", "per_agent")
 OM_GRAD_CLIPS = ("separate", "joint")
 COACH_INPUTS = ("ranks", "kinds")
+BID_NETWORKS = ("per_position", "shared")
 
 
 def parse_slack(text: str) -> str | float:
@@ -38,12 +39,16 @@ def parse_slack(text: str) -> str | float:
         raise argparse.ArgumentTypeError(f"slack must be 'paper' or a number, got {text!r}") from None
 
 
+parse_slack.allowed = "'paper' or a number"
+
+
 @dataclass
 class DMCSettings:
     """Deep Monte-Carlo's options (DouZero's values as defaults; Zha et al. 2021, Sec. 4 and the public code)."""
 
-    epsilon: float = option(0.01, "exploration rate of the actors' epsilon-greedy (DouZero: 0.01)", type=float)
-    lr: float = option(1e-4, "RMSprop learning rate (DouZero: 1e-4; DanZero: 1e-3)", type=float)
+    epsilon: float = option(0.01, "exploration rate of the actors' epsilon-greedy (DouZero: 0.01)",
+                            type=float_in(0.0, 1.0))
+    lr: float = option(1e-4, "RMSprop learning rate (DouZero: 1e-4; DanZero: 1e-3)", type=positive_float)
     optimizer: str = option("rmsprop", "the Q-networks' optimizer: rmsprop (torch's: mean square from zero, eps "
                                        "outside the square root; DouZero) or rmsprop_tf1 (TF1's RMSPropOptimizer: "
                                        "mean square from ones, eps inside the square root; DanZero's learner, with "
@@ -51,14 +56,15 @@ class DMCSettings:
                                        "mean square divided by 1 - alpha^t, as Adam corrects it: Adam with beta1 0; "
                                        "not from the papers, docs/learning.md)", choices=OPTIMIZERS)
     rmsprop_alpha: float = option(0.99, "RMSprop smoothing constant, TF1's decay (DouZero: 0.99; DanZero: 0.9)",
-                                  type=float)
-    rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero and DanZero: 1e-5)", type=float)
-    grad_clip: float = option(40.0, "gradient clipping by global norm, per module (DouZero: 40)", type=float)
+                                  type=float_in(0.0, 1.0, high_open=True))
+    rmsprop_eps: float = option(1e-5, "RMSprop epsilon (DouZero and DanZero: 1e-5)", type=positive_float)
+    grad_clip: float | None = option(40.0, "gradient clipping by global norm, per module (DouZero: 40; None in "
+                                           "Python: no clipping)", type=positive_float)
     frames_per_update: int = option(3200, "frames per learner update of each module (DouZero: 32 unrolls x 100)",
-                                    type=int)
+                                    type=positive_int)
     buffer_frames: int | None = option(None, "frames each module's buffer holds at most: updates train on the "
                                              "newest, the oldest beyond this are dropped (default: 2 x "
-                                             "frames-per-update)", type=int)
+                                             "frames-per-update)", type=positive_int)
     q_model: str | None = option(None, "Q-network: douzero_lstm (DouZero's LSTM + 5x512), luo_tan (Luo & Tan's "
                                        "decision model, Table 3) or mlp (DanZero's 4x512 tanh) (default: the one "
                                        "made for the features: douzero_lstm for DouZero's, luo_tan for the unified "
@@ -68,10 +74,13 @@ class DMCSettings:
                                               "unified or GuanDan features) or douzero_plus (DouZero+: the next "
                                               "player's cards per rank; DouZero's features)",
                                         choices=OPPONENT_MODELS)
-    om_loss_weight: float = option(1.0, "weight of the opponent model's loss beside the Q loss", type=float)
+    om_loss_weight: float = option(1.0, "weight of the opponent model's loss beside the Q loss",
+                                   type=float_in(0.0))
     om_card_weight: float = option(1.0, "luo_tan: weight of each card head's binary cross-entropy in its loss (the "
-                                        "mean over its heads: one per card bit, one for K)", type=float)
-    om_k_weight: float = option(1.0, "luo_tan: weight of the K head's cross-entropy in its loss", type=float)
+                                        "mean over its heads: one per card bit, one for K)",
+                                   type=float_in(0.0))
+    om_k_weight: float = option(1.0, "luo_tan: weight of the K head's cross-entropy in its loss",
+                                type=float_in(0.0))
     om_grad_clip: str = option("separate", "how grad-clip bounds a module with an opponent model: separate (the Q "
                                            "network's and the opponent model's gradients each clipped to its own "
                                            "global norm, as DouZero+'s code) or joint (one global norm over both)",
@@ -83,20 +92,22 @@ class DMCSettings:
                                               "DouDiZhu with DouZero's features, shared otherwise)",
                                         choices=MODULE_MAPPINGS)
     hidden_sizes: tuple[int, ...] | None = option(None, "hidden layer sizes of the Q-network (default: the "
-                                                        "model's paper sizes)", type=int, nargs="+")
+                                                        "model's paper sizes)", type=positive_int, nargs="+")
     prune: str | None = option(None, "ODMC: prune the actor's legal moves by Minimum Combination Search (Luo & Tan "
                                      "2024, eq. 2)", choices=("mcs",))
     prune_slack: str | float = option("paper", "ODMC slack: 'paper' (N/n + d of eq. 2) or a fixed number",
                                       type=parse_slack)
-    prune_extra: float = option(0.0, "ODMC: added to the paper's slack", type=float)
+    prune_extra: float = option(0.0, "ODMC: added to the paper's slack", type=float_in(0.0))
     q_clip: str | None = option(None, "the Q loss's clip: admc (OADMCDou eq. 2-5: the ratio to the actor's Q "
                                       "clipped to 1 +- admc-gamma, then to the game's reward range) or range (eq. 4 "
                                       "alone: the reward range)", choices=("admc", "range"))
     admc_gamma: float = option(0.2, "ADMC's gamma: the learner's Q stays within 1 +- gamma of the actor's Q (OADMCDou "
-                                    "gives no value; 0.2 as PPO's clip; DanZero's 'range of clip Q' is 0.65)",
-                               type=float)
+                                    "gives no value; 0.2 as PPO's clip; DanZero's 'range of clip Q' is 0.65; "
+                                    "below 1, so that 1 - gamma stays above 0)",
+                               type=float_in(0.0, 1.0, low_open=True, high_open=True))
     admc_q_floor: float = option(1.0, "ADMC: the clip window around an actor's Q is at least gamma x this wide "
-                                      "(the ratio is meaningless near Q = 0)", type=float)
+                                      "(the ratio is meaningless near Q = 0)",
+                                 type=positive_float)
     actor_q_clip: float | None = option(None, "deprecated: use --q-clip admc --admc-gamma LAMBDA (OADMCDou clips "
                                               "the ratio of the learner's to the actor's Q; DanZero's code the "
                                               "actor's to the learner's, old_q / values)",
@@ -116,9 +127,9 @@ class DMCSettings:
     coach_beta: tuple | None = option(None, "the coach's beta schedule ((learner step, beta), ...) (default: "
                                             "DouZero+'s)", cli=False)
     coach_step_frames: int = option(3200, "frames per learner step of the coach's beta schedule (DouZero+: 3,200)",
-                                    type=int)
-    coach_lr: float = option(1e-4, "the coach's Adam learning rate (DouZero+: 1e-4)", type=float)
-    coach_batch: int = option(128, "games per coach update (DouZero+: 128)", type=int)
+                                    type=positive_int)
+    coach_lr: float = option(1e-4, "the coach's Adam learning rate (DouZero+: 1e-4)", type=positive_float)
+    coach_batch: int = option(128, "games per coach update (DouZero+: 128)", type=positive_int)
     gpu_inference: bool = option(False, "env runners score their games' moves on a GPU (each runner asks for a "
                                         "fraction of one: num_gpus_per_env_runner, default 1 / runners); pays with "
                                         "many games per runner (docs/architecture.md, 'GPU inference'); refused "
@@ -132,7 +143,7 @@ class DMCSettings:
                                             "this many frames with its own env runner whenever no remote sample is "
                                             "ready, instead of waiting idle (its gain: docs/benchmarks.md; 0: "
                                             "never; not with --deterministic, which samples on the env runners "
-                                            "only)", type=int)
+                                            "only)", type=non_negative_int)
     deterministic: bool = option(False, "sampling and updates take turns in a fixed order: one sample request to "
                                         "every healthy env runner with the current weights, all waited for and "
                                         "ingested in the runners' order, no driver sampling; torch's "
@@ -143,27 +154,31 @@ class DMCSettings:
                                  cli=False)
     num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=positive_int,
                                           section="env_runners")
-    rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=int,
+    rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=positive_int,
                                           section="env_runners")
-    updates_per_iteration: int = option(1, "learner updates per algo.train() call", type=int)
+    updates_per_iteration: int = option(1, "learner updates per algo.train() call",
+                                        type=positive_int)
     target_baseline: str | None = option(None, "centre each seat's targets on a running mean of its returns "
                                                "(seat_mean; not from the papers: cardrl's remedy for plain DMC's early "
                                                "dip, docs/learning.md) (default: none, as DouZero)",
                                          choices=TARGET_BASELINES)
-    target_baseline_rate: float = option(0.01, "target_baseline: the running mean's rate per deal", type=float)
+    target_baseline_rate: float = option(0.01, "target_baseline: the running mean's rate per deal",
+                                         type=float_in(0.0, 1.0, low_open=True))
     bidding: bool = option(False, "the whole game of DouDiZhu: the landlord is decided by bidding, learned by "
                                   "bidding Q-networks in the same DMC loop (AlphaDou; docs/bidding.md)")
     bid_networks: str = option("per_position", "bidding Q-networks: per_position (one per position in the turn "
                                                "order, AlphaDou's three) or shared (one, reading the position)",
-                               choices=("per_position", "shared"))
+                               choices=BID_NETWORKS)
     bid_epsilon: str = option("0.3:0.03:10000000", "bidding: the exploration rate of bidding decisions, "
                                                    "START:END:FRAMES linear in frames trained (AlphaDou: 0.3 to "
                                                    "0.03; the frames are cardrl's choice, docs/bidding.md)")
     bid_frames_per_update: int | None = option(None, "bidding: frames per learner update of each bidding network "
                                                      "(default: frames-per-update / 16, at least 32: a deal has one "
                                                      "first-position bid and about 21 landlord moves, so bid_0 then "
-                                                     "updates about as often as the landlord network)", type=int)
+                                                     "updates about as often as the landlord network)",
+                                               type=positive_int)
     bid_hidden_sizes: tuple[int, ...] | None = option(None, "bidding: hidden layer sizes of the bidding Q-networks' "
-                                                            "ReLU MLP (default: 256 256 256)", type=int, nargs="+")
+                                                            "ReLU MLP (default: 256 256 256)", type=positive_int,
+                                                     nargs="+")
     target_scale: dict | None = option(None, "agent -> factor from its payoff to its DMC target (default: the "
                                              "game's; DouDiZhu's landlord 0.5)", cli=False)

@@ -52,7 +52,7 @@ def _evaluate(algo, baselines: dict, run_spec: RunSpec, *, trained_block: bool =
     greedy move lies outside the kept set of the run's pruning); ``count_passes`` adds ``passes`` (per side, how
     often the greedy networks passed where passing was legal). ``play`` and ``score``, when given, are
     ``algo.play_options()`` and ``algo.scorer()`` already taken (one copy of the networks per evaluation round)."""
-    from cardrl.eval.lockstep import evaluate_scorer
+    from cardrl.eval.lockstep import ScorerHooks, evaluate_scorer
 
     play = play or algo.play_options()
     if trained_block:
@@ -64,13 +64,11 @@ def _evaluate(algo, baselines: dict, run_spec: RunSpec, *, trained_block: bool =
     blocks = play.engine_blocks() if trained_block else None
     if algo.config.bidding:  # a whole-game run's card play on fixed-landlord deals reads their bid block
         blocks = _with_bid_block(blocks)
+    hooks = ScorerHooks(move_filter=play.engine_pruner() if prune else None, input_blocks=blocks,
+                        count_outside=play.engine_pruner() if count_outside else None, count_passes=count_passes)
     run = run_spec.run
     return {spec: evaluate_scorer(score, make, run_spec.game, deals=run.eval_deals, seed=run.seed + 1, options=options,
-                                  features=env_config.get("features"),
-                                  move_filter=play.engine_pruner() if prune else None,
-                                  input_blocks=blocks,
-                                  count_outside=play.engine_pruner() if count_outside else None,
-                                  count_passes=count_passes)
+                                  features=env_config.get("features"), hooks=hooks)
             for spec, make in baselines.items()}
 
 

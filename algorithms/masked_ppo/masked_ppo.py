@@ -31,6 +31,7 @@ from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
+from cardrl.algorithms.training.settings import option_problems
 from cardrl.games.registry import get_game
 
 __all__ = ["masked_ppo_config", "module_ids", "agent_to_module"]
@@ -56,8 +57,8 @@ def masked_ppo_config(game: str = "doudizhu", env_config: Mapping[str, Any] | No
 
     ``env_config`` are the env's options (rule options, ``features=``, ``reward=``; ``action_mask_dtype``, "int8" unless
     given: :mod:`cardrl.envs.rllib`); ``settings`` override
-    :class:`~cardrl.algorithms.masked_ppo.settings.PPOSettings` (RLlib's PPO defaults). Unknown settings raise
-    ValueError naming the allowed ones.
+    :class:`~cardrl.algorithms.masked_ppo.settings.PPOSettings` (RLlib's PPO defaults). Unknown settings, and values
+    outside the bounds their PPOSettings field declares, raise ValueError naming what is allowed.
     """
     from cardrl.envs.rllib import register_cardrl_envs
 
@@ -67,6 +68,9 @@ def masked_ppo_config(game: str = "doudizhu", env_config: Mapping[str, Any] | No
     if unknown:
         raise ValueError(f"unknown PPO setting(s) {unknown}; allowed: {sorted(allowed)}")
     values = {**allowed, **settings}
+    problems = option_problems(PPOSettings(**values), PPOSettings)
+    if problems:
+        raise ValueError("invalid PPO settings: " + "; ".join(problems))
     if (env_config or {}).get("bidding"):
         raise ValueError("the masked PPO baseline plays the card-play phase with a fixed landlord; bidding=True is "
                          "not supported")

@@ -17,6 +17,7 @@ from cardrl.algorithms.common.config import CardGameConfig, own_training_options
 from cardrl.algorithms.common.game_defaults import default_module_mapping
 from cardrl.algorithms.common.policy_mapping import MAPPINGS
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
+from cardrl.algorithms.training.settings import option_problems
 from cardrl.envs import make_env
 from cardrl.games.registry import game_names, get_game
 
@@ -24,11 +25,6 @@ __all__ = ["TopKPPOConfigBase", "OWN_OPTIONS"]
 
 # Top-k PPO's own options (the rest of TopKPPOSettings are RLlib's PPOConfig / AlgorithmConfig attributes).
 OWN_OPTIONS = own_training_options(TopKPPOSettings, PPOConfig)
-
-
-def _number(value) -> bool:
-    """An int or float, not a bool."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _class_ref(cls: type) -> str:
@@ -211,12 +207,17 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
         return MultiRLModuleSpec(rl_module_specs=specs)
 
     def validate(self) -> None:
+        """Every option within the bounds its TopKPPOSettings field declares, then the DMC checkpoint and the options
+        together, then RLlib's PPO checks; one ValueError names every problem."""
+        errors = option_problems(self, TopKPPOSettings)
+        if errors:
+            raise ValueError("invalid top-k PPO config: " + "; ".join(errors))
         try:
             info = self.dmc_info()
         except ValueError as err:
             raise ValueError(f"invalid top-k PPO config: {err}") from None
-        errors = [*self._problems_of_features(info), *self._problems_of_ppo_options(), *self._problems_of_batches(),
-                  *self._problems_of_game(), *self._problems_of_resources()]
+        errors = [*self._problems_of_features(info), *self._problems_of_ppo_options(), *self._problems_of_game(),
+                  *self._problems_of_resources()]
         if errors:
             raise ValueError("invalid top-k PPO config: " + "; ".join(errors))
         super().validate()
@@ -229,37 +230,12 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
         return []
 
     def _problems_of_ppo_options(self) -> list[str]:
-        """k, PPO's coefficients and the KL stop."""
+        """The ratio clamp beyond the clip range, a minibatch within the batch."""
         errors = []
-        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
-            errors.append(f"k={self.k!r} must be an int >= 1 (DanZero+: 2, 3 or 5)")
-        for name, low, high in (("gamma", 0.0, 1.0), ("lambda_", 0.0, 1.0)):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not low <= value <= high:
-                errors.append(f"{name}={value!r} must lie in [{low}, {high}]")
-        errors += [f"{name}={getattr(self, name)!r} must be a number > 0"
-                   for name in ("clip_param", "ratio_max", "adam_eps", "lr", "grad_clip")
-                   if not _number(getattr(self, name)) or not getattr(self, name) > 0]
-        errors += [f"{name}={getattr(self, name)!r} must be a number >= 0"
-                   for name in ("vf_loss_coeff", "vf_scale", "entropy_coeff")
-                   if not _number(getattr(self, name)) or getattr(self, name) < 0]
-        if not errors and self.ratio_max <= 1.0 + self.clip_param:
+        if self.ratio_max <= 1.0 + self.clip_param:
             errors.append(f"ratio_max={self.ratio_max} must exceed 1 + clip_param ({1 + self.clip_param}): it bounds "
                           f"the unclipped ratio beyond the clip range")
-        if self.kl_stop is not None and (not _number(self.kl_stop) or self.kl_stop < 0):
-            errors.append(f"kl_stop={self.kl_stop!r} must be None or 0 (no early stop) or a number > 0 (DanZero+: "
-                          f"0.015)")
-        return errors
-
-    def _problems_of_batches(self) -> list[str]:
-        errors = []
-        if isinstance(self.num_epochs, bool) or not isinstance(self.num_epochs, int) or self.num_epochs < 1:
-            errors.append(f"num_epochs={self.num_epochs!r} must be an int >= 1")
-        if isinstance(self.train_batch_size, bool) or not isinstance(self.train_batch_size, int) \
-                or self.train_batch_size < 1:
-            errors.append(f"train_batch_size={self.train_batch_size!r} must be an int >= 1")
-        elif self.minibatch_size is not None and not (isinstance(self.minibatch_size, int)
-                                                      and 1 <= self.minibatch_size <= self.train_batch_size):
+        if self.minibatch_size is not None and self.minibatch_size > self.train_batch_size:
             errors.append(f"minibatch_size={self.minibatch_size!r} must be None (the whole batch) or an int in 1.."
                           f"{self.train_batch_size} (train_batch_size)")
         return errors
@@ -277,8 +253,6 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
 
     def _problems_of_resources(self) -> list[str]:
         errors = []
-        if self.num_envs_per_env_runner < 1:
-            errors.append(f"num_envs_per_env_runner={self.num_envs_per_env_runner} must be >= 1")
         if self.num_learners > 1:
             errors.append(f"num_learners={self.num_learners}: top-k PPO's KL early stop is decided per learner, so it "
                           f"runs with 0 (in the driver) or 1 learner")

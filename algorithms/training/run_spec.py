@@ -28,7 +28,7 @@ from typing import Any
 
 from cardrl.args import SignedValuesParser
 from cardrl.algorithms.training.settings import (OPTIONAL_RUN_OPTIONS, RunSettings, add_arguments, field_default,
-                                                 flag_of, parse_duration)
+                                                 flag_of, option_problems, parse_duration)
 
 __all__ = ["RunSpec", "add_train_arguments", "algo_of", "refused_flags", "settings_class", "SETTINGS", "RUN_OPTIONS",
            "DEFAULT_ALGO"]
@@ -75,7 +75,8 @@ def _settings_of(cls: type, values: Mapping[str, Any]) -> Any:
 class RunSpec:
     """A training run: ``game``, ``algo`` (``cardrl train --algo``), ``run`` (the run's options) and ``settings``
     (the algorithm's settings dataclass; its defaults when not given). Refuses an unknown game or algorithm, settings
-    of another algorithm's class, and a run option the algorithm does not take (each with what is allowed)."""
+    of another algorithm's class, an option outside the bounds its field declares (its type and choices: what the
+    command line checks) and a run option the algorithm does not take (each with what is allowed)."""
 
     game: str
     algo: str = DEFAULT_ALGO
@@ -91,6 +92,9 @@ class RunSpec:
             object.__setattr__(self, "settings", own())
         elif type(self.settings) is not own:
             raise ValueError(f"--algo {self.algo} takes {own.__name__}, not {type(self.settings).__name__}")
+        problems = option_problems(self.run, RunSettings) + option_problems(self.settings, own)
+        if problems:
+            raise ValueError(f"invalid options for --algo {self.algo}: " + "; ".join(problems))
         for name in sorted(set(_RUN_FIELDS) & {f.name for f in fields(own)}):
             if getattr(self.run, name) != getattr(self.settings, name):
                 raise ValueError(f"{name} is both a run option and one of {own.__name__}'s, and they "

@@ -10,14 +10,15 @@ torch is imported here, so ``cardrl --help`` is fast.
 from __future__ import annotations
 
 import argparse
+import numbers
 import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
-from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
+from cardrl.args import agent_spec_arg, float_in, non_negative_int, path_arg, positive_int
 
 __all__ = ["RunSettings", "option", "add_arguments", "field_default", "flag_of", "with_flags", "parse_duration",
-           "OPTIONAL_RUN_OPTIONS"]
+           "option_problems", "OPTIONAL_RUN_OPTIONS"]
 
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)([smhd])$", re.ASCII)
 _UNIT_S = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -33,6 +34,11 @@ def parse_duration(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration; use a number with a unit (s, m, h or d): e.g. "
                                          f"90s, 10m, 2h or 1d")
     return float(match.group(1)) * _UNIT_S[match.group(2)]
+
+
+# a parsed duration is seconds: what option_problems checks a Python value with (the type of a value, not of its text)
+parse_duration.value_type = float_in(0.0)
+parse_duration.value_type.allowed = "seconds, a finite number >= 0"
 
 
 def option(default: Any, help: str, *, type: Callable | None = None, choices: tuple | None = None,
@@ -135,6 +141,63 @@ def with_flags(message: str, settings: type) -> str:
             message = re.sub(rf"(?<![\w-]){re.escape(f.name)}=", flag_of(f) + "=", message)
             message = message.replace(f"`{f.name}`", f"`{flag_of(f)}`")  # RLlib's own checks quote the name
     return message
+
+
+def option_problems(values: Any, settings: type) -> list[str]:
+    """What breaks the bounds the fields of the settings dataclass ``settings`` declare, in ``values`` (an instance of
+    it, or a config holding its fields as attributes): one message per option, ``name=value`` with what is allowed.
+
+    The checks of the command line, for values given in Python: a field with ``choices`` takes one of them; one with
+    an argparse ``type`` a value that the type takes as text (``type(str(value))``; its ``value_type`` where the type
+    parses text into something else, a duration into seconds), and a number where the type gives one; a ``nargs``
+    field a non-empty list or tuple of such values; a bool field a bool. None is allowed where the default is None or
+    the annotation says ``| None``."""
+    return [problem for f in fields(settings) if (problem := _option_problem(f, getattr(values, f.name))) is not None]
+
+
+def _option_problem(f, value: Any) -> str | None:
+    meta, default, annotation = f.metadata, field_default(f), str(f.type)
+    may_be_none = default is None or "None" in annotation
+    if value is None:
+        return None if may_be_none else f"{f.name}=None is not allowed; give {_allowed(f)}"
+    if isinstance(default, bool) or annotation.replace(" | None", "") == "bool":
+        return None if isinstance(value, bool) else f"{f.name}={value!r} must be True or False"
+    if meta.get("choices") is not None:
+        return None if value in meta["choices"] else f"{f.name}={value!r} is unknown; allowed: {_allowed(f)}"
+    kind = meta.get("type")
+    if kind is None:
+        return None
+    if meta.get("nargs") is not None:
+        if isinstance(value, (list, tuple)) and value and all(_refused(kind, v) is None for v in value):
+            return None
+        return f"{f.name}={value!r} must be a non-empty list, each {_allowed(f)}"
+    refused = _refused(kind, value)
+    return None if refused is None else f"{f.name}={value!r} must be {refused}"
+
+
+def _refused(kind: Callable, value: Any) -> str | None:
+    """What the argparse type ``kind`` allows, when it refuses ``value`` (None: taken)."""
+    kind = getattr(kind, "value_type", kind)
+    try:
+        parsed = kind(str(value))  # and a number, not its text ("0.1"), where the type gives one; never a bool
+        taken = not isinstance(value, bool) and (isinstance(value, numbers.Real)
+                                                 or not isinstance(parsed, (int, float)))
+    except (argparse.ArgumentTypeError, ValueError):
+        taken = False
+    return None if taken else _words(kind)
+
+
+def _allowed(f) -> str:
+    """What a field allows, in words: its choices (None first where allowed), else its type's."""
+    none = ["None"] if field_default(f) is None or "None" in str(f.type) else []
+    if f.metadata.get("choices") is not None:
+        return ", ".join(none + [repr(c) for c in f.metadata["choices"]])
+    return _words(getattr(f.metadata.get("type"), "value_type", f.metadata.get("type")))
+
+
+def _words(kind: Callable | None) -> str:
+    """What an argparse type takes, in words: its ``allowed`` (cardrl.args' types say it), or int's and float's."""
+    return getattr(kind, "allowed", None) or {int: "an int", float: "a number"}.get(kind, "a value its flag takes")
 
 
 def field_default(f) -> Any:

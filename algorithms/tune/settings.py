@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from cardrl.algorithms.training.run_spec import RunSpec, settings_class
-from cardrl.algorithms.training.settings import RunSettings, add_arguments, option, parse_duration
+from cardrl.algorithms.training.settings import RunSettings, add_arguments, option, option_problems, parse_duration
 from cardrl.args import agent_spec_arg, int_at_least, non_negative_int, path_arg, positive_int
 
 __all__ = ["TuneSettings", "Sweep", "add_tune_arguments", "ALGO", "SCHEDULERS", "PLACEMENT_STRATEGIES",
@@ -88,6 +88,11 @@ class Sweep:
     command: str = ""
     fixed: Mapping[str, Any] = field(default_factory=dict)
     cwd: str = ""
+
+    def __post_init__(self) -> None:
+        problems = option_problems(self.tune, TuneSettings)
+        if problems:
+            raise ValueError("invalid cardrl tune options: " + "; ".join(problems))
 
     @classmethod
     def from_values(cls, game: str, values: Mapping[str, Any], command: str = "") -> "Sweep":

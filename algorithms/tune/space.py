@@ -92,6 +92,11 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _number_kind(f) -> type | None:
+    """int or float for an option that holds one (by its annotation: ``int``, ``float | None``), else None."""
+    return {"int": int, "float": float}.get(str(f.type).replace(" | None", ""))
+
+
 def _coerce(f, value: Any, where: str) -> Any:
     """``value`` as DMC option ``f`` takes it (its CLI type and choices), or a SpaceError naming the expected form."""
     meta = f.metadata
@@ -110,15 +115,11 @@ def _coerce(f, value: Any, where: str) -> Any:
                                                                for v in value):
             raise SpaceError(f"{where}: {f.name} is a list of ints (e.g. [512, 512]) or null, got {value!r}")
         return tuple(value)
-    if kind is int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise SpaceError(f"{where}: {f.name} is an int, got {value!r}")
-        return value
-    if kind is float:
-        if not _number(value):
-            raise SpaceError(f"{where}: {f.name} is a number, got {value!r}")
-        return float(value)
-    if kind is not None:  # the option's own CLI parser (prune_slack: 'paper' or a number)
+    if _number_kind(f) is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise SpaceError(f"{where}: {f.name} is an int, got {value!r}")
+    if _number_kind(f) is float and not _number(value):
+        raise SpaceError(f"{where}: {f.name} is a number, got {value!r}")
+    if kind is not None:  # the option's own CLI parser, with its bounds (prune_slack: 'paper' or a number)
         if isinstance(value, bool):
             raise SpaceError(f"{where}: {f.name} does not take {value!r}")
         try:
@@ -158,7 +159,7 @@ def _domain(name: str, spec: Any, f, where: str) -> tuple[str, list]:
         return domain, [_coerce(f, v, f"{where}.{domain}") for v in values]
     if len(values) != 2:
         raise SpaceError(f"{where}.{domain}: give [low, high], got {values!r}")
-    kind = f.metadata.get("type")
+    kind = _number_kind(f)
     if domain == "randint":
         if kind is not int:
             raise SpaceError(f"{where}: randint needs an int option; {name} is not one (use uniform or grid)")

@@ -12,16 +12,18 @@ Each game of the batch has its own baseline agent, reset with the deal's seed as
 arrangement of a deal, as :func:`cardrl.agents.base.play_game` does), so a stochastic baseline makes the same choices
 whatever the other games of the batch do.
 
-The trained side plays the way it was trained when told how: ``move_filter(engine, legal) -> kept`` restricts its
-choice to the kept moves (ODMC's pruning, :class:`~cardrl.search.prune.MCSPruner`), and ``input_blocks(engine, seat)
--> {name: array}`` computes the Q-network's input blocks of each waiting position (an oracle agent's trained block),
-passed to ``score`` as its ``blocks``; without them it chooses among all legal moves and the blocks are zeros.
+The trained side plays the way it was trained when told how (:class:`ScorerHooks`, all optional):
+``move_filter(engine, legal) -> kept`` restricts its choice to the kept moves (ODMC's pruning,
+:class:`~cardrl.search.prune.MCSPruner`), and ``input_blocks(engine, seat) -> {name: array}`` computes the
+Q-network's input blocks of each waiting position (an oracle agent's trained block), passed to ``score`` as its
+``blocks``; without them it chooses among all legal moves and the blocks are zeros.
 ``count_outside`` (a move filter too, never applied) counts how often the greedy choice lies outside its kept set:
 how often an ODMC agent played unpruned picks a move it never trained on.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -31,7 +33,7 @@ from cardrl.agents.q_agent import greedy_index
 from cardrl.eval.protocols import protocol_for
 from cardrl.eval.stats import mean_interval
 
-__all__ = ["evaluate_scorer", "evaluation_deal_seeds", "Scorer", "SCORE_FIELDS"]
+__all__ = ["evaluate_scorer", "evaluation_deal_seeds", "ScorerHooks", "Scorer", "SCORE_FIELDS"]
 
 # the fields of an evaluate_scorer result that are not a side's mean score
 SCORE_FIELDS = ("adp", "adp_low", "adp_high", "deals", "adp_sd", "per_deal", "outside_kept", "passes")
@@ -42,6 +44,22 @@ Scorer = Callable[..., "list[np.ndarray]"]
 MoveFilter = Callable[[Any, np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class ScorerHooks:
+    """How the trained side of :func:`evaluate_scorer` plays and what it counts (module docstring), none by default.
+
+    ``move_filter(engine, legal) -> kept``: the moves it chooses among; ``input_blocks(engine, seat) -> {name:
+    array}``: the input blocks ``score`` is given; ``count_outside`` (a move filter, never applied): the result adds
+    ``outside_kept``, ``{"decisions": greedy choices among more than one move, "outside": those outside its kept
+    set}``; ``count_passes``: the result adds ``passes``, per side ``{"decisions": greedy choices where passing was
+    legal among other moves, "passed": those that passed}`` (a pass is a move of no cards)."""
+
+    move_filter: MoveFilter | None = None
+    input_blocks: Callable[[Any, int], Mapping[str, np.ndarray]] | None = None
+    count_outside: MoveFilter | None = None
+    count_passes: bool = False
+
+
 def evaluation_deal_seeds(seed: int, deals: int) -> np.ndarray:
     """The deal seeds :func:`evaluate_scorer` plays with ``seed`` (an agent evaluated on the same deals plays
     :func:`cardrl.eval.deals.deals_from_seeds` of them)."""
@@ -50,9 +68,7 @@ def evaluation_deal_seeds(seed: int, deals: int) -> np.ndarray:
 
 def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str = "doudizhu", deals: int = 200,
                     seed: int = 0, options: Mapping[str, Any] | None = None, features: str | None = None,
-                    batch: int = 64, per_deal: bool = False, move_filter: MoveFilter | None = None,
-                    input_blocks: Callable[[Any, int], Mapping[str, np.ndarray]] | None = None,
-                    count_outside: MoveFilter | None = None, count_passes: bool = False) -> dict[str, Any]:
+                    batch: int = 64, per_deal: bool = False, hooks: ScorerHooks = ScorerHooks()) -> dict[str, Any]:
     """Greedy play by ``score`` against ``baseline`` on the same seeded deals, every arrangement (module docstring).
 
     ``baseline(i)`` builds the baseline agent of batch slot ``i``; ``options`` are rule options (a GuanDan deal
@@ -61,18 +77,14 @@ def evaluate_scorer(score: Scorer, baseline: Callable[[int], Agent], game: str =
     ``evaluate.py`` and of ``cardrl eval``). Returns the trained side's mean score per arrangement (keyed by the
     protocol's ``sides``), their mean ``adp`` and ``adp_low`` / ``adp_high``, its 95% t-interval over deals, with
     ``deals`` and ``adp_sd`` (the standard deviation of the per-deal scores, to pool several runs' intervals)
-    (``per_deal=True`` adds the per-deal samples as ``per_deal``, e.g. to pool several runs). ``move_filter``,
-    ``input_blocks``, ``count_outside``: module docstring; with ``count_outside`` the result adds ``outside_kept``:
-    ``{"decisions": greedy choices among more than one move, "outside": those outside the filter's kept set}``.
-    ``count_passes`` adds ``passes``: per side, ``{"decisions": greedy choices where passing was legal among other
-    moves, "passed": those that passed}`` (a pass is a move of no cards).
+    (``per_deal=True`` adds the per-deal samples as ``per_deal``, e.g. to pool several runs). ``hooks``: how the
+    trained side plays and what it counts besides (:class:`ScorerHooks`).
     """
     protocol = protocol_for(game)
     deal_only = protocol.spec.protocol.deal_options  # evaluation is per deal, whatever the training episode is
     full = protocol.normalise_options({k: v for k, v in dict(options or {}).items() if k not in deal_only})
     run = _Lockstep(protocol, full, baseline, deals, seed, batch)
-    trained = _TrainedSide(score, protocol.spec.make_features(features), move_filter, input_blocks, count_outside,
-                           count_passes, len(protocol.arrangements))
+    trained = _TrainedSide(score, protocol.spec.make_features(features), hooks, len(protocol.arrangements))
     while run.running:
         waiting = run.advance_to_trained_side(trained.filter_moves)
         for agent, items in waiting.items():
@@ -138,11 +150,10 @@ class _Lockstep:
 class _TrainedSide:
     """The greedy side: its move filter, its batched scoring per agent, and the counts it keeps."""
 
-    def __init__(self, score: Scorer, encoder, move_filter: MoveFilter | None, input_blocks, count_outside:
-                 MoveFilter | None, count_passes: bool, arrangements: int):
+    def __init__(self, score: Scorer, encoder, hooks: ScorerHooks, arrangements: int):
         self.score, self.encoder = score, encoder
-        self.move_filter, self.input_blocks = move_filter, input_blocks
-        self.count_outside, self.count_passes = count_outside, count_passes
+        self.move_filter, self.input_blocks = hooks.move_filter, hooks.input_blocks
+        self.count_outside, self.count_passes = hooks.count_outside, hooks.count_passes
         self.outside = [0, 0]  # greedy decisions, those outside count_outside's kept set
         self.passes = np.zeros((arrangements, 2), dtype=np.int64)  # per arrangement: pass-legal decisions, passes
 

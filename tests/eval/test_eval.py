@@ -316,7 +316,7 @@ def test_eval_core_imports_without_ray_or_torch():
 def test_lockstep_evaluation_counts_how_often_the_greedy_side_passes():
 
     from cardrl.eval.agents import build_agent
-    from cardrl.eval.lockstep import evaluate_scorer
+    from cardrl.eval.lockstep import ScorerHooks, evaluate_scorer
 
     def always_pass(agent, obs, actions, blocks=None):  # a pass is the move of no cards: the highest Q
         return [-(a.sum(axis=1) > 0).astype(float) for a in actions]
@@ -325,9 +325,10 @@ def test_lockstep_evaluation_counts_how_often_the_greedy_side_passes():
         return [a.sum(axis=1).astype(float) for a in actions]
 
     random = lambda slot: build_agent("random", "doudizhu", {}, seed=7)  # noqa: E731
-    passing = evaluate_scorer(always_pass, random, "doudizhu", deals=10, seed=1, count_passes=True)["passes"]
+    counting = ScorerHooks(count_passes=True)
+    passing = evaluate_scorer(always_pass, random, "doudizhu", deals=10, seed=1, hooks=counting)["passes"]
     assert set(passing) == {"landlord", "peasants"}
     assert all(p["decisions"] > 0 and p["passed"] == p["decisions"] for p in passing.values())
-    playing = evaluate_scorer(never_pass, random, "doudizhu", deals=10, seed=1, count_passes=True)["passes"]
+    playing = evaluate_scorer(never_pass, random, "doudizhu", deals=10, seed=1, hooks=counting)["passes"]
     assert all(p["decisions"] > 0 and p["passed"] == 0 for p in playing.values())
     assert "passes" not in evaluate_scorer(never_pass, random, "doudizhu", deals=2, seed=1)

@@ -176,7 +176,7 @@ def test_odmc_checkpoint_plays_only_kept_moves_unless_unpruned(ray_local, tmp_pa
     choose kept moves; ``:unpruned`` and ``--eval-unpruned`` choose among all legal moves, and count how often the
     choice lies outside the kept set."""
     from cardrl.algorithms.dmc.train_evaluation import evaluation_baselines, evaluations
-    from cardrl.eval.lockstep import evaluate_scorer
+    from cardrl.eval.lockstep import ScorerHooks, evaluate_scorer
 
     algo, path = _train_one_iteration(tmp_path, prune="mcs", prune_extra=0.5)
     try:
@@ -184,8 +184,9 @@ def test_odmc_checkpoint_plays_only_kept_moves_unless_unpruned(ray_local, tmp_pa
         records = evaluations(algo, evaluation_baselines(algo.config, ["random"], args), args)
         play = algo.play_options()
         make = evaluation_baselines(algo.config, ["random"], args)["random"]
-        pruned = evaluate_scorer(algo.scorer(), make, "doudizhu", deals=3, move_filter=play.engine_pruner(),
-                                 count_outside=play.engine_pruner())
+        pruner = play.engine_pruner()
+        pruned = evaluate_scorer(algo.scorer(), make, "doudizhu", deals=3,
+                                 hooks=ScorerHooks(move_filter=pruner, count_outside=pruner))
     finally:
         algo.stop()
     assert records["eval_label"] == "no oracle block; MCS pruning (slack N/n + d + 0.5), as trained"

@@ -112,7 +112,7 @@ def test_probabilities_out_of_range_are_refused(flag, value):
     if flag == "--rmsprop-alpha" and value == 1.0:
         return
     line = assert_refused([*TRAIN, f"{flag}={value!r}"], flag)
-    assert re.search(r"must lie in \[0, 1[\])]", line)
+    assert re.search(r"is not a number in \[0, 1[\])]", line)
 
 
 # ---- durations ----------------------------------------------------------------------------------------------------

@@ -119,8 +119,8 @@ def test_the_bidding_exploration_decays_from_point_three_to_point_zero_three():
     ({"module_mapping": "shared"}, "module_mapping='shared' is not supported with bidding"),
     ({"bid_networks": "per_seat"}, "bid_networks='per_seat' is unknown"),
     ({"bid_epsilon": "2:0:10"}, "must lie in \\[0, 1\\]"),
-    ({"bid_hidden_sizes": (0,)}, "positive ints"),
-    ({"bid_frames_per_update": 0}, "bid_frames_per_update=0"),
+    ({"bid_hidden_sizes": (0,)}, r"bid_hidden_sizes=\(0,\) must be a non-empty list, each an int >= 1"),
+    ({"bid_frames_per_update": 0}, "bid_frames_per_update=0 must be an int >= 1"),
 ])
 def test_options_that_do_not_compose_with_bidding_are_refused(options, message):
     with pytest.raises(ValueError, match=message):

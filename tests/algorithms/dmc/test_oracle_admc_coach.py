@@ -184,8 +184,8 @@ def test_coach_network_shapes_loss_and_brier_by_hand():
 @pytest.mark.parametrize("options,message", [
     ({"oracle": "1.5:0:100"}, "oracle lambda start=1.5 must lie in"),
     ({"oracle": "1:0:100:50"}, "before it starts"),
-    ({"q_clip": "admc", "admc_gamma": 0.0}, "admc_gamma=0.0 must be a number > 0"),
-    ({"q_clip": "admc", "admc_gamma": 1.5}, "admc_gamma=1.5 must be < 1"),
+    ({"q_clip": "admc", "admc_gamma": 0.0}, r"admc_gamma=0.0 must be a number in \(0, 1\)"),
+    ({"q_clip": "admc", "admc_gamma": 1.5}, r"admc_gamma=1.5 must be a number in \(0, 1\)"),
     ({"admc_gamma": 0.5}, "q_clip is not 'admc'"),
     ({"q_clip": "ratio"}, "q_clip='ratio' is unknown"),
     ({"oracle_mode": "bernoulli"}, "oracle is None"),

@@ -36,8 +36,11 @@ def _check(path: Path, game: str = "doudizhu") -> int:
     ({"sweep": {"lr": {"normal": [0, 1]}}}, r"unknown domain 'normal'; domains: grid, choice, uniform, loguniform, "
                                             r"randint"),
     ({"sweep": {"lr": {"grid": ["fast"]}}}, r"sweep.lr.grid: lr is a number, got 'fast'"),
-    ({"sweep": {"lr": {"loguniform": [0, 1e-3]}}}, r"loguniform: low 0.0 must be > 0"),
+    ({"sweep": {"epsilon": {"loguniform": [0, 0.1]}}}, r"loguniform: low 0.0 must be > 0"),
+    ({"sweep": {"lr": {"loguniform": [0, 1e-3]}}}, r"sweep.lr.loguniform: '0' is not a finite number > 0"),
     ({"sweep": {"frames_per_update": {"grid": [1.5]}}}, r"frames_per_update is an int, got 1.5"),
+    ({"fixed": {"q_clip": "admc"}, "sweep": {"admc_gamma": {"grid": [0.2, 1.5]}}},
+     r"sweep.admc_gamma.grid: '1.5' is not a number in \(0, 1\)"),
     ({"sweep": {"q_model": {"grid": ["resnet"]}}}, r"q_model='resnet' is not one of \['douzero_lstm', 'luo_tan', "
                                                    r"'mlp'\]"),
     ({"sweep": {"prune_slack": {"uniform": [1, 3]}}}, r"uniform needs a number option; prune_slack is not one"),
@@ -57,7 +60,6 @@ def test_a_bad_space_file_is_refused_naming_what_is_allowed(tmp_path, content, m
 @pytest.mark.parametrize("content, message", [
     ({"sweep": {"prune_extra": {"grid": [0, 1]}}}, r"\(prune_extra=1.0\): invalid DMC config: prune_slack/prune_extra "
                                                    r"are set but prune is None"),
-    ({"fixed": {"q_clip": "admc"}, "sweep": {"admc_gamma": {"grid": [0.2, 1.5]}}}, r"admc_gamma=1.5 must be < 1"),
     ({"sweep": {"admc_gamma": {"uniform": [0.1, 0.3]}}}, r"admc_gamma/admc_q_floor are set but q_clip is not 'admc'"),
     ({"sweep": {"oracle": {"grid": ["1:0"]}}}, r"an oracle schedule is START:END:FRAMES"),
 ])
