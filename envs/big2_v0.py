@@ -30,7 +30,7 @@ from cardrl.envs.card_game import CardGameEnv
 from cardrl.envs.turns import OrderEnforcing
 from cardrl.games.big2 import AGENTS, NUM_PLAYERS
 
-__all__ = ["AGENTS", "env", "raw_env", "OrderEnforcing"]
+__all__ = ["env", "raw_env"]
 
 
 def env(**kwargs) -> OrderEnforcing:

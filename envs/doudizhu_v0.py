@@ -29,7 +29,7 @@ from cardrl.envs.card_game import CardGameEnv
 from cardrl.envs.turns import OrderEnforcing
 from cardrl.games.doudizhu import ROLES
 
-__all__ = ["env", "raw_env", "SEATS", "OrderEnforcing"]
+__all__ = ["env", "raw_env", "SEATS"]
 
 SEATS = ("player_0", "player_1", "player_2")
 _BID_BLOCK = 1 + 3 + 54 + 15

@@ -38,12 +38,11 @@ from cardrl.envs.card_game import CardGameEnv
 from cardrl.envs.turns import OrderEnforcing
 from cardrl.games.guandan import team_of
 from cardrl.games.guandan.moves import Move, Rank
-from cardrl.games.guandan.table import (  # re-exported: the env's action space
-    MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, LevelMoveTable, level_table)
+from cardrl.games.guandan.table import LevelMoveTable, level_table
 
 SEATS = ("player_0", "player_1", "player_2", "player_3")
 
-__all__ = ["env", "raw_env", "LevelMoveTable", "level_table", "NUM_ACTIONS", "NUM_SPECIAL", "MAX_TABLE_SIZE", "SEATS"]
+__all__ = ["env", "raw_env", "SEATS"]
 
 
 def env(**kwargs) -> OrderEnforcing:

@@ -13,6 +13,9 @@ metadata names them, no module imports them).
   the CLI (cardrl/cli.py) may import the algorithms, the benchmarks (cardrl/bench/) only the public API modules
   (:data:`PUBLIC_API`: the envs' ``make_env``; DMCConfig, DMC and DMCSettings, never an env runner, a buffer or a
   learner: the benchmarks run the algorithms' own code paths and defaults, not copies of them);
+- the algorithms' shared layer (``cardrl.algorithms.common``) imports no algorithm: nothing of the other packages of
+  cardrl.algorithms (dmc, topk_ppo, masked_ppo, training, tune) but the options' machinery
+  (:data:`SHARED_LAYER_MAY_IMPORT`);
 - no shipped file cites the internal design notes kept outside the repository: the package cites docs/;
 - game names as string literals appear outside the registry, the games' own modules (engines, move tables, envs),
   the presets table, experiments/ and tests/ only in docstrings, help texts and API defaults.
@@ -27,13 +30,11 @@ import ast
 import re
 import tomllib
 from functools import cache
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# package prefix of each source folder (pyproject maps envs/ and algorithms/ into cardrl; experiments/ is imported
-# from the checkout's root)
-SOURCES = {"cardrl": "cardrl", "envs": "cardrl.envs", "algorithms": "cardrl.algorithms", "experiments": "experiments"}
-TOP_LEVEL = ("cardrl", "experiments")  # the top-level packages of SOURCES: an import of anything else is no edge
+from helpers.source_tree import ROOT, import_names
+from helpers.source_tree import package_modules as _modules
+
+TOP_LEVEL = ("cardrl", "experiments")  # the top-level packages of the sources: an import of anything else is no edge
 ENTRY_POINTS = "<pyproject entry points>"
 LAYERED = ("cardrl.algorithms", "cardrl.envs")  # what the core must not import
 REFERENCE = re.compile(r"^(cardrl(?:\.\w+)+):[\w.]+$")  # "package.module:attr", as registry.resolve reads it
@@ -41,42 +42,14 @@ REFERENCE = re.compile(r"^(cardrl(?:\.\w+)+):[\w.]+$")  # "package.module:attr",
 # Modules under cardrl/ that may import anything of the algorithms and envs: the CLI (and the shared run loop, when
 # it lives under cardrl/, goes here by name).
 DRIVERS = {"cardrl.cli"}
-# The envs' and algorithms' public API, which the benchmarks call (their own code paths and defaults, never copies).
+# The envs' and algorithms' public API, which the benchmarks call (their own code paths and defaults, never copies):
+# training's RunSpec and its RunSettings (with the options' parsers, e.g. parse_duration), DMC's config and settings.
 PUBLIC_API = {"cardrl.envs", "cardrl.algorithms.dmc", "cardrl.algorithms.dmc.dmc", "cardrl.algorithms.dmc.settings",
-              "cardrl.algorithms.training", "cardrl.algorithms.training.run_spec"}
+              "cardrl.algorithms.training", "cardrl.algorithms.training.run_spec",
+              "cardrl.algorithms.training.settings"}
 BENCHMARKS = "cardrl.bench"
-
-
-@cache
-def _modules() -> dict[str, Path]:
-    out = {}
-    for folder, package in SOURCES.items():
-        for path in (ROOT / folder).rglob("*.py"):
-            parts = path.relative_to(ROOT / folder).with_suffix("").parts
-            if "__pycache__" in parts:
-                continue
-            if parts[-1] == "__init__":
-                parts = parts[:-1]
-            out[".".join((package, *parts))] = path
-    return out
-
-
-def _import_names(node: ast.AST, module: str, is_package: bool) -> list[str]:
-    """The dotted names an import statement reaches: ``from a.b import c`` gives ``a.b.c``, which :func:`_owner`
-    reads as the module ``a.b.c`` when there is one, else as ``a.b`` (``c`` is an attribute). Importing a submodule
-    runs its packages' ``__init__``, but that is no arrow of the design: it is not counted."""
-    if isinstance(node, ast.Import):
-        return [alias.name for alias in node.names]
-    if not isinstance(node, ast.ImportFrom):
-        return []
-    if node.level:  # relative: from the module's package (a package's __init__ is its own package)
-        package = module if is_package else module.rpartition(".")[0]
-        for _ in range(node.level - 1):
-            package = package.rpartition(".")[0]
-        base = f"{package}.{node.module}" if node.module else package
-    else:
-        base = node.module or ""
-    return [f"{base}.{alias.name}" for alias in node.names]
+SHARED_LAYER = "cardrl.algorithms.common"
+SHARED_LAYER_MAY_IMPORT = {"cardrl.algorithms.training.settings"}  # option(), field_default(): no algorithm's
 
 
 def _owner(name: str) -> str | None:
@@ -92,7 +65,7 @@ def _named_in(source: str, module: str, is_package: bool = False) -> set[str]:
     ``"module:attr"`` string."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(source)):
-        found.update(_import_names(node, module, is_package))
+        found.update(import_names(node, module, is_package))
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and REFERENCE.match(node.value):
             found.add(REFERENCE.match(node.value)[1])
     owners = {_owner(name) for name in found if name.split(".")[0] in TOP_LEVEL}
@@ -207,6 +180,23 @@ def _core_offences() -> set[tuple[str, str]]:
 def test_the_core_imports_neither_algorithms_nor_envs():
     offences = sorted(_core_offences())
     assert not offences, f"cardrl/ (the core) imports the algorithms or envs: {offences}"
+
+
+def _algorithm_package(module: str) -> str | None:
+    """The package of cardrl.algorithms that ``module`` belongs to (``cardrl.algorithms.dmc``), None for a module of
+    cardrl.algorithms itself (``cardrl.algorithms.card_env_runner``) or one outside it."""
+    package = ".".join(module.split(".")[:3])
+    if not module.startswith("cardrl.algorithms.") or _modules()[package].name != "__init__.py":
+        return None
+    return package
+
+
+def test_the_shared_layer_imports_no_algorithm():
+    offences = sorted((module, target) for module, targets in _graph().items()
+                      if _algorithm_package(module) == SHARED_LAYER for target in targets
+                      if _algorithm_package(target) not in (None, SHARED_LAYER)
+                      and target not in SHARED_LAYER_MAY_IMPORT)
+    assert not offences, f"algorithms/common/ imports an algorithm: {offences}"
 
 
 def _tracked_text_files():

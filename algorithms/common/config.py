@@ -12,7 +12,7 @@ import inspect
 from dataclasses import fields
 
 from cardrl.algorithms.common.policy_mapping import one_module_per_seat
-from cardrl.algorithms.dmc.settings import field_default
+from cardrl.algorithms.training.settings import field_default
 from cardrl.games.registry import GameSpec, get_game
 
 __all__ = ["CardGameConfig", "own_training_options"]

@@ -77,7 +77,8 @@ def bid_module_ids(per_position: bool) -> list[str]:
 
 def bid_module_specs(bid_networks: str, hidden_sizes, inference_only: bool) -> dict:
     """RLModuleSpecs of the bidding Q-networks: ReLU MLPs over [bid state 72 | candidate bid 4]."""
-    from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import RoleDims
 
     dims = RoleDims(BID_STATE_DIM, None, BID_ACTION_DIM)
     ids = bid_module_ids(bid_networks == "per_position")

@@ -11,7 +11,7 @@ importing this package.
   every seat. The checkpoint's game and rule options are checked against the game's before anything plays.
 - ``checkpoint:PATH:OPTIONS``: OPTIONS is a comma-separated list of ``MODULE`` (at most one), ``oracle`` and
   ``unpruned``. An algorithm checkpoint plays the way it was trained (its training options are read from the
-  checkpoint: :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`): an ODMC agent (``prune="mcs"``) chooses among
+  checkpoint: :class:`~cardrl.algorithms.dmc.play_options.PlayOptions`): an ODMC agent (``prune="mcs"``) chooses among
   the moves eq. 2 keeps, with the run's ``prune_slack`` and ``prune_extra`` (Luo & Tan 2024, Sec. 4.3); ``unpruned``
   lets it choose among every legal move. An oracle-guided agent is fed a zero oracle block (deployable: what a real
   player sees); ``oracle`` feeds it the block it was trained on at the checkpoint's frames, lambda of the schedule x
@@ -30,124 +30,22 @@ checkpoint's agent has ``bids = False``.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from cardrl.agents.loaders import AgentLoader, register_agent_loader
 from cardrl.agents.q_agent import QAgent
 from cardrl.algorithms.common.checkpoint_identity import recorded_layout_problems
-from cardrl.algorithms.common.checkpoint_state import load_module_dirs, read_checkpoint_state
+from cardrl.algorithms.common.checkpoint_state import load_module_dirs
 from cardrl.algorithms.common.game_defaults import default_module_mapping
+from cardrl.algorithms.dmc.checkpointing import (MANIFEST, IncompleteCheckpointError, missing_module_files,
+                                                 verify_checkpoint)
 from cardrl.algorithms.dmc.counters import read_checkpoint_counters
 from cardrl.games.registry import get_game
 
 __all__ = ["register", "load_checkpoint_agent", "load_checkpoint_modules", "load_douzero_agent",
-           "load_douzero_checkpoints", "DOUZERO_FILES", "MANIFEST", "write_manifest", "verify_checkpoint",
-           "IncompleteCheckpointError", "read_checkpoint_counters", "read_checkpoint_state", "checkpoint_bids",
-           "load_bid_modules"]
-
-# The completion marker of a cardrl checkpoint directory: written last, after every file of the checkpoint is on disk,
-# it lists each file with its size. A directory without it (or whose files do not match it) is not a complete
-# checkpoint: a write that was cut short (docs/operations.md, "Checkpoints").
-MANIFEST = "cardrl_checkpoint.json"
-# Files every RLlib algorithm checkpoint has (the state file is .pkl or .msgpack); checked where there is no manifest
-# (checkpoints written before cardrl wrote one).
-_ALGORITHM_FILES = ("rllib_checkpoint.json", "class_and_ctor_args.pkl", "learner_group/learner/state.pkl")
-_MODULE_FILES = ("module_state.pkl", "class_and_ctor_args.pkl", "metadata.json")
-
-
-class IncompleteCheckpointError(ValueError):
-    """A checkpoint directory that is incomplete or corrupt: a file is missing or has another size than when it was
-    written."""
-
-
-def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> Path:
-    """Write ``path/cardrl_checkpoint.json``: every file under ``path`` with its size and SHA-256 (each synced to disk
-    first), plus ``info`` (the DMC counters). Written last, through a temporary file and a rename, so that it exists only
-    when the checkpoint is complete."""
-    root = Path(path)
-    files, digests = {}, {}
-    for file in sorted(p for p in root.rglob("*") if p.is_file() and p.name != MANIFEST
-                       and not p.name.startswith(MANIFEST)):
-        with file.open("rb") as f:
-            os.fsync(f.fileno())
-        name = file.relative_to(root).as_posix()
-        files[name] = file.stat().st_size
-        digests[name] = _sha256(file)
-    record = {"format": 1, "files": files, "sha256": digests, **({"info": dict(info)} if info else {})}
-    tmp = root / (MANIFEST + ".tmp")
-    with tmp.open("w") as f:
-        json.dump(record, f, indent=1, sort_keys=True, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, root / MANIFEST)
-    return root / MANIFEST
-
-
-def _sha256(file: Path) -> str:
-    digest = hashlib.sha256()
-    with file.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _problems_of_module_dir(module_dir: Path, root: Path) -> list[str]:
-    return [str((module_dir / name).relative_to(root)) for name in _MODULE_FILES if not (module_dir / name).is_file()]
-
-
-def verify_checkpoint(path: str | Path, *, algorithm: bool = True) -> dict | None:
-    """Check that an algorithm checkpoint directory is complete; returns its manifest (None for a checkpoint
-    written before cardrl wrote manifests, whose RLlib files are checked instead where ``algorithm``: what
-    restoring an algorithm reads; an agent loader reads only the modules, which it checks itself).
-
-    Raises :class:`IncompleteCheckpointError` (a ValueError) naming what is missing or truncated, FileNotFoundError
-    when ``path`` is not a directory."""
-    root = Path(path)
-    if not root.is_dir():
-        raise FileNotFoundError(f"checkpoint directory {path} does not exist")
-    manifest_file = root / MANIFEST
-    if manifest_file.is_file():
-        try:
-            manifest = json.loads(manifest_file.read_text())
-            files = dict(manifest["files"])
-            digests = dict(manifest.get("sha256") or {})  # absent in manifests written before they were recorded
-        except (ValueError, KeyError, TypeError, AttributeError) as err:
-            raise IncompleteCheckpointError(f"checkpoint {path} is incomplete or corrupt: its {MANIFEST} can not be "
-                                            f"read ({err})") from None
-        missing = sorted(name for name in files if not (root / name).is_file())
-        wrong = sorted(f"{name} ({(root / name).stat().st_size} bytes, written with {size})"
-                       for name, size in files.items() if name not in missing and (root / name).stat().st_size != size)
-        # same size, other bytes (a bit flip, a bad copy): the digests of manifests that record them
-        wrong += sorted(f"{name} (its bytes differ from those written)" for name, digest in
-                        digests.items() if name in files and name not in missing
-                        and (root / name).stat().st_size == files[name] and _sha256(root / name) != digest)
-        if missing or wrong:
-            raise IncompleteCheckpointError(
-                f"checkpoint {path} is incomplete or corrupt: "
-                + "; ".join(part for part in (f"missing {', '.join(missing)}" if missing else "",
-                                              f"truncated or changed {', '.join(wrong)}" if wrong else "") if part)
-                + " (a complete copy may be its sibling checkpoint.prev; see docs/operations.md)")
-        return manifest
-    if not algorithm:
-        return None
-    missing = [name for name in _ALGORITHM_FILES if not (root / name).is_file()]
-    if not (root / "algorithm_state.pkl").is_file() and not (root / "algorithm_state.msgpack").is_file():
-        missing.insert(0, "algorithm_state.pkl")
-    modules = root / "learner_group" / "learner" / "rl_module"
-    if modules.is_dir():
-        for module_dir in sorted(p for p in modules.iterdir() if p.is_dir()):
-            missing += _problems_of_module_dir(module_dir, root)
-    else:
-        missing.append("learner_group/learner/rl_module/")
-    if missing:
-        raise IncompleteCheckpointError(f"checkpoint {path} is incomplete or corrupt: missing {', '.join(missing)} "
-                                        f"(and it has no {MANIFEST}, the marker a complete cardrl checkpoint ends "
-                                        f"with)")
-    return None
+           "load_douzero_checkpoints", "DOUZERO_FILES", "checkpoint_features", "checkpoint_bids", "load_bid_modules",
+           "parse_checkpoint_options", "SPEC_OPTIONS"]
 
 DOUZERO_FILES = {"landlord": "landlord.ckpt", "landlord_down": "landlord_down.ckpt",
                  "landlord_up": "landlord_up.ckpt"}
@@ -226,7 +124,7 @@ def load_checkpoint_modules(path: str | Path, game: str, options: Mapping[str, A
     if missing:
         have = sorted(p.name for p in mroot.iterdir() if p.is_dir()) if mroot.is_dir() else []
         raise ValueError(f"checkpoint {root} has no module(s) {missing} (under {mroot}; it has {have})")
-    incomplete = [p for n in sorted(set(names.values())) for p in _problems_of_module_dir(mroot / n, mroot)]
+    incomplete = [p for n in sorted(set(names.values())) for p in missing_module_files(mroot / n, mroot)]
     if incomplete:
         raise IncompleteCheckpointError(f"checkpoint {root} is incomplete or corrupt: missing {', '.join(incomplete)} "
                                         f"(under {mroot})")
@@ -282,7 +180,7 @@ def parse_checkpoint_options(text: str | None) -> tuple[str | None, bool, bool]:
 def load_checkpoint_agent(path: str, game: str, options: Mapping[str, Any], module: str | None) -> QAgent:
     """A greedy :class:`QAgent` over a DMC checkpoint's Q-networks (the ``checkpoint:`` spec kind), playing the way
     it was trained (module docstring); ``module`` is the spec's OPTIONS."""
-    from cardrl.algorithms.dmc.evaluation import PlayOptions
+    from cardrl.algorithms.dmc.play_options import PlayOptions
 
     module, oracle, unpruned = parse_checkpoint_options(module)
     modules = load_checkpoint_modules(path, game, options, module)
@@ -310,7 +208,8 @@ def load_douzero_checkpoints(directory: str | Path) -> dict[str, Any]:
     shape for shape (a clear ValueError otherwise)."""
     import torch
 
-    from cardrl.algorithms.dmc.dmc_rl_module import DOUZERO_ROLE_DIMS, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import DOUZERO_ROLE_DIMS
 
     directory = Path(directory)
     if not directory.is_dir():

@@ -41,12 +41,11 @@ from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from torch import nn
 
-from cardrl.algorithms.dmc.schedules import DOUZERO_PLUS_BETA, BetaSchedule
 from cardrl.features.deals import PAD, RANK_IDS, RANK_PAD, rank_ids
 from cardrl.games.registry import resolve
 
-__all__ = ["COACH", "COACH_HANDS", "CARD_IDS", "COACH_SIDE", "COACH_LOGITS", "CoachModule", "BetaSchedule", "rejects",
-           "coach_loss", "coach_module_spec", "DOUZERO_PLUS_BETA"]
+__all__ = ["COACH", "COACH_HANDS", "CARD_IDS", "COACH_SIDE", "COACH_LOGITS", "CoachModule", "rejects", "coach_loss",
+           "coach_module_spec", "coach_encoders"]
 
 COACH = "coach"  # the module id in the MultiRLModule
 COACH_HANDS = "coach_hands"  # (B, seats, width) int16 card ids (rank ids or kinds: CoachModule.card_ids), padded

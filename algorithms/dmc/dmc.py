@@ -35,8 +35,8 @@ its runners are reseeded from (seed, frames trained) so that it does not replay 
 
 One concern per file, as RLlib's ``algorithms/ppo``: ``dmc_config.py`` (the config) and ``dmc_checks.py`` (its
 checks), this file (the algorithm: one iteration and its metrics), ``dmc_sampling.py`` (sample requests, fault
-tolerance), ``dmc_state.py`` (checkpoints) and ``counters.py`` (the counters they share: ``DMC.counters``, saved
-with checkpoints, and ``DMC.stats``), ``dmc_learner.py``, ``dmc_rl_module.py``, ``dmc_env_runner.py``.
+tolerance), ``checkpointing.py`` (checkpoints) and ``counters.py`` (the counters they share: ``DMC.counters``,
+saved with checkpoints, and ``DMC.stats``), ``dmc_learner.py``, ``dmc_rl_module.py``, ``dmc_env_runner.py``.
 """
 
 from __future__ import annotations
@@ -48,24 +48,20 @@ from ray.rllib.algorithms.algorithm import Algorithm
 from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 from ray.rllib.utils.metrics import ENV_RUNNER_RESULTS, LEARNER_RESULTS, NUM_ENV_STEPS_SAMPLED_LIFETIME
 
-from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
 from cardrl.algorithms.common.metrics import mean_returns
 from cardrl.algorithms.common.modules import modules_by_agent, modules_by_id
-from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_seat, one_shared_module
+# not part of this module's API (import them from their owner): checkpoints written while the policy mappings were
+# defined here pickled their config's policy_mapping_fn under this module's name, and load through these names
+# (PICKLED_NAMES in tests/test_public_names.py)
+from cardrl.algorithms.common.policy_mapping import one_module_per_seat, one_shared_module  # noqa: F401
 from cardrl.algorithms.dmc.buffers import FrameBuffer
-from cardrl.algorithms.dmc.checkpoints import read_checkpoint_counters
+from cardrl.algorithms.dmc.checkpointing import DMCCheckpointing
 from cardrl.algorithms.dmc.coach import COACH
 from cardrl.algorithms.dmc.counters import DMCCounters, DMCStats
 from cardrl.algorithms.dmc.dmc_config import DMCConfigBase
-from cardrl.algorithms.dmc.dmc_sampling import SAMPLE_TAG, DMCSampling
-from cardrl.algorithms.dmc.dmc_state import DMCCheckpointing
-from cardrl.algorithms.dmc.settings import Q_MODELS
+from cardrl.algorithms.dmc.dmc_sampling import DMCSampling
 
-# what other modules import from here
-__all__ = ["DMC", "DMCConfig", "MODELS", "SAMPLE_TAG", "MAPPINGS", "one_module_per_seat", "one_shared_module",
-           "read_checkpoint_state", "read_checkpoint_counters"]
-
-MODELS = Q_MODELS
+__all__ = ["DMC", "DMCConfig"]
 
 
 class DMC(DMCSampling, DMCCheckpointing, Algorithm):
@@ -84,7 +80,7 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
         capacity = self.config.buffer_capacity()
         self._buffers = {m: FrameBuffer(capacity if self._batch_sizes[m] == self.config.frames_per_update
                                         else 2 * self._batch_sizes[m]) for m in self._module_ids}
-        self.counters = DMCCounters()  # the run's totals: saved with checkpoints (dmc_state.py)
+        self.counters = DMCCounters()  # the run's totals: saved with checkpoints (checkpointing.py)
         self.stats = DMCStats.of_modules(self._module_ids)  # this process's tallies and windows, for the metrics
         self._weights_ref = None
         # fault tolerance: sample requests in flight per remote runner id
@@ -123,8 +119,8 @@ class DMC(DMCSampling, DMCCheckpointing, Algorithm):
 
     def play_options(self):
         """The training options that change how the agent plays, at the frames trained so far (ODMC's pruning, the
-        oracle schedule): :class:`~cardrl.algorithms.dmc.evaluation.PlayOptions`."""
-        from cardrl.algorithms.dmc.evaluation import PlayOptions
+        oracle schedule): :class:`~cardrl.algorithms.dmc.play_options.PlayOptions`."""
+        from cardrl.algorithms.dmc.play_options import PlayOptions
 
         return PlayOptions.of_config(self.config, self.counters.frames_trained)
 

@@ -16,8 +16,8 @@ from dataclasses import fields
 from cardrl.algorithms.common.game_defaults import shared_network_features
 from cardrl.algorithms.common.policy_mapping import MAPPINGS
 from cardrl.algorithms.dmc.coach import coach_encoders
-from cardrl.algorithms.dmc.settings import DMCSettings, field_default
-from cardrl.algorithms.training.settings import option_problems
+from cardrl.algorithms.dmc.settings import DMCSettings
+from cardrl.algorithms.training.settings import field_default, option_problems
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["CHECKS", "config_problems", "any_set"]

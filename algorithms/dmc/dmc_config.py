@@ -204,7 +204,8 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
 
     def get_multi_rl_module_spec(self, *, env=None, spaces=None, inference_only=False, **kwargs):
         """One Q-network per module id (DouDiZhu: one per seat), sized from the game's features."""
-        from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
+        from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+        from cardrl.algorithms.dmc.q_module import RoleDims
 
         env_ = self.make_env()
         features = env_.features

@@ -31,9 +31,9 @@ from ray.rllib.utils.typing import ModuleID, TensorType
 
 from cardrl.algorithms.dmc.admc import admc_loss, range_clipped_loss
 from cardrl.algorithms.dmc.coach import COACH, COACH_LOGITS, COACH_SIDE, coach_loss
-from cardrl.algorithms.dmc.dmc_rl_module import Q, TARGET
 from cardrl.algorithms.dmc.opponent_model import opponent_model_loss
 from cardrl.algorithms.dmc.optimizers import TF1RMSprop
+from cardrl.algorithms.dmc.q_module import Q, TARGET
 
 ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (ADMC's Q_old, OADMCDou eq. 2)
 

@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardrl.algorithms.dmc.schedules import OracleSchedule, parse_oracle
-
-__all__ = ["ORACLE", "OracleSchedule", "oracle_block", "oracle_block_of_view", "oracle_dim", "apply_lambda",
-           "parse_oracle", "ORACLE_MODES"]
+__all__ = ["ORACLE", "oracle_block", "oracle_block_of_view", "oracle_dim", "apply_lambda", "ORACLE_MODES"]
 
 ORACLE = "oracle"  # the input block's name (batch column)
 ORACLE_MODES = ("scale", "bernoulli")

@@ -3,8 +3,8 @@
 :class:`DMCSettings` is the single source of DMC's hyperparameters: :class:`~cardrl.algorithms.dmc.dmc.DMCConfig`
 takes its defaults from it and ``cardrl train`` builds its flags (name, type, default, help) from it, so the CLI,
 the Python API and the docs cannot drift apart. What a run does around the algorithm (stopping, evaluation,
-checkpoints) is :class:`~cardrl.algorithms.training.settings.RunSettings`, re-exported here with the option machinery
-for the modules that import them from here. This module imports neither Ray nor torch, so ``cardrl --help`` is fast.
+checkpoints) is :class:`~cardrl.algorithms.training.settings.RunSettings`, beside the option machinery. This module
+imports neither Ray nor torch, so ``cardrl --help`` is fast.
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import argparse
 from dataclasses import dataclass
 
 from cardrl.algorithms.dmc.centering import TARGET_BASELINES
-from cardrl.algorithms.training.settings import (RunSettings, add_arguments, field_default, option, parse_duration)
-from cardrl.args import agent_spec_arg, float_in, non_negative_int, path_arg, positive_float, positive_int
+from cardrl.algorithms.training.settings import option
+from cardrl.args import float_in, non_negative_int, positive_float, positive_int
 
-__all__ = ["DMCSettings", "RunSettings", "add_arguments", "field_default", "parse_duration",
-           "parse_slack", "path_arg", "agent_spec_arg", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
+__all__ = ["DMCSettings", "parse_slack", "Q_MODELS", "OPPONENT_MODELS", "OPTIMIZERS",
            "MODULE_MAPPINGS", "OM_GRAD_CLIPS", "COACH_INPUTS", "BID_NETWORKS"]
 
 Q_MODELS = ("douzero_lstm", "luo_tan", "mlp")

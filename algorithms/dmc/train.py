@@ -22,7 +22,7 @@ from cardrl.algorithms.training.env_options import env_config_of
 from cardrl.algorithms.training.learners import learner_resources
 from cardrl.algorithms.training.run_spec import RunSpec
 
-__all__ = ["DRIVER", "build_config", "pick_features", "features_for_opponent_model", "latest_checkpoint"]
+__all__ = ["DRIVER", "build_config", "pick_features", "features_for_opponent_model"]
 
 
 def features_for_opponent_model(game: str, features: str | None, opponent_model: str | None
@@ -223,7 +223,7 @@ def check(run_spec: RunSpec) -> None:
 
 
 def _verify(path: Path) -> None:
-    from cardrl.algorithms.dmc.checkpoints import verify_checkpoint
+    from cardrl.algorithms.dmc.checkpointing import verify_checkpoint
 
     verify_checkpoint(path)
 
@@ -236,9 +236,3 @@ DRIVER = Driver(
     verify_checkpoint=_verify,
     resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners")
 
-
-def latest_checkpoint(out: Path) -> Path | None:
-    """The newest complete checkpoint of a DMC run directory (:func:`cardrl.run_dir.latest_checkpoint`)."""
-    from cardrl.run_dir import latest_checkpoint as latest
-
-    return latest(out, _verify)

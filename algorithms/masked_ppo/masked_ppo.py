@@ -28,10 +28,9 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from cardrl.algorithms.common.game_defaults import default_module_mapping
-from cardrl.algorithms.dmc.settings import field_default
 from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
 from cardrl.algorithms.masked_ppo.settings import PPOSettings
-from cardrl.algorithms.training.settings import option_problems
+from cardrl.algorithms.training.settings import field_default, option_problems
 from cardrl.games.registry import get_game
 
 __all__ = ["masked_ppo_config", "module_ids", "agent_to_module"]

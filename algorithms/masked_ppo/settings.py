@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardrl.algorithms.dmc.settings import option
+from cardrl.algorithms.training.settings import option
 from cardrl.args import float_in, positive_float, positive_int
 
 __all__ = ["PPOSettings"]

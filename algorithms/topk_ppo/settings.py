@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cardrl.algorithms.dmc.settings import option, path_arg
-from cardrl.args import float_in, positive_float, positive_int
+from cardrl.algorithms.training.settings import option
+from cardrl.args import float_in, path_arg, positive_float, positive_int
 
 __all__ = ["TopKPPOSettings", "PAPER_HIDDEN_SIZES"]
 

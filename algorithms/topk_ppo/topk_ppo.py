@@ -43,12 +43,15 @@ from cardrl.algorithms.common.checkpoint_state import (IdentityCheckedState, ide
                                                         read_checkpoint_state)
 from cardrl.algorithms.common.metrics import mean_returns
 from cardrl.algorithms.common.modules import learner_module_state, modules_by_agent
-from cardrl.algorithms.common.policy_mapping import MAPPINGS, one_module_per_seat, one_shared_module
+# not part of this module's API (import them from their owner): checkpoints written while the policy mappings were
+# defined here pickled their config's policy_mapping_fn under this module's name, and load through these names
+# (PICKLED_NAMES in tests/test_public_names.py)
+from cardrl.algorithms.common.policy_mapping import one_module_per_seat, one_shared_module  # noqa: F401
 from cardrl.algorithms.topk_ppo.topk_ppo_config import TopKPPOConfigBase
 from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import (
     ACTION_LOGP, ACTIONS, ADVANTAGES, CANDIDATE_MASK, CANDIDATES, EXTRA_STATE, OBS, VALUE_TARGETS)
 
-__all__ = ["TopKPPOConfig", "TopKPPO", "read_counters", "MAPPINGS", "one_module_per_seat", "one_shared_module"]
+__all__ = ["TopKPPOConfig", "TopKPPO", "read_counters"]
 
 COUNTERS = "topk_ppo_counters"
 _TRAIN_COLUMNS = (OBS, EXTRA_STATE, CANDIDATES, CANDIDATE_MASK, ACTIONS, ACTION_LOGP, ADVANTAGES, VALUE_TARGETS)

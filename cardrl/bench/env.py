@@ -34,13 +34,12 @@ import numpy as np
 from cardrl.bench.common import (RATE_NOTE, call_times_us, check_seconds, format_number, format_ratio, header_lines,
                                  load_average, machine_description, random_env_play, random_game_play, rate_loop,
                                  ratio, table_row, us_per_call)
-from cardrl.bench.positions import (HANDS_PER_SIZE, SMALLER_LEADS, deal_options, lead_hands, lead_move_generator,
-                                    lead_sizes, sample_positions, wild_lead_hands)
+from cardrl.bench.positions import (HANDS_PER_SIZE, deal_options, lead_hands, lead_move_generator, lead_sizes,
+                                    sample_positions, wild_lead_hands)
 from cardrl.games.registry import GameSpec, game_names, get_game
 
-__all__ = ["bench_env", "format_bench_env", "print_bench_env", "bench_moves", "format_bench_moves", "wild_lead_hands",
-           "lead_sizes", "lead_hands", "lead_move_generator",
-           "sample_positions", "peer_module", "no_peer_line", "SMALLER_LEADS", "HANDS_PER_SIZE"]
+__all__ = ["bench_env", "format_bench_env", "print_bench_env", "bench_moves", "format_bench_moves", "peer_module",
+           "no_peer_line"]
 
 _LABEL = 48
 _CELL = 18

@@ -53,19 +53,19 @@ from cardrl.preset_table import Preset
 from cardrl.presets import START_SHARE, variants
 from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "stage_spec", "train_argv",
+__all__ = ["VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "stage_spec", "train_argv",
            "run_learning", "keep_run", "read_benchmark_run", "join_stages", "write_report", "variant_flags"]
 
 # ---- the variants: the presets table's rows marked variant=True (cardrl/preset_table.py) --------------------------
-Variant = Preset  # a variant is a preset: its cardrl train flags, its paper, the games it applies to
-VARIANTS: dict[str, Variant] = variants()
+# a variant is a preset: its cardrl train flags, its paper, the games it applies to
+VARIANTS: dict[str, Preset] = variants()
 DEFAULT_VARIANTS = ("dmc", "dmc_centred")  # plain DMC and the dip's remedy (docs/learning.md, "The dip")
 
 
 START_DIR = "start"  # the first stage's directory inside a run that continues another variant's
 
 
-def _applies(variant: Variant, game: str) -> bool:
+def _applies(variant: Preset, game: str) -> bool:
     return variant.applies_to(game) and (variant.starts_from is None
                                          or VARIANTS[variant.starts_from[0]].applies_to(game))
 

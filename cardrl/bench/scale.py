@@ -28,13 +28,10 @@ from cardrl.bench.common import format_number, header_lines, load_average, machi
 from cardrl.bench.scale_measure import (BROADCAST_REPEATS, build_dmc, measure_broadcast, measure_learner,
                                         measure_object_store, measure_runner)
 from cardrl.bench.scale_model import (DEFAULT_CLUSTERS, DEFAULT_GPU_SPEEDUP, DEFAULT_NETWORK_GBPS, DEFAULT_NODE_CPUS,
-                                      default_runner_counts, learner_rate, network_cap, parse_counts, predict,
-                                      predict_here, runner_rate)
+                                      default_runner_counts, parse_counts, predict, predict_here)
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["bench_scale", "format_bench_scale", "print_bench_scale", "main_bench_scale", "add_scale_arguments",
-           "predict", "predict_here", "runner_rate", "learner_rate", "network_cap", "default_runner_counts",
-           "parse_counts", "DEFAULT_CLUSTERS", "DEFAULT_GPU_SPEEDUP", "DEFAULT_NETWORK_GBPS", "DEFAULT_NODE_CPUS"]
+__all__ = ["bench_scale", "format_bench_scale", "print_bench_scale", "main_bench_scale", "add_scale_arguments"]
 
 
 def _measure_parallel(game: str, counts: list[int], seconds: float) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from cardrl.args import non_negative_int
-from cardrl.algorithms.dmc.settings import parse_duration
+from cardrl.algorithms.training.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.checks import check_positive_durations, split_train_flags
 from cardrl.bench.common import load_average, machine_description

@@ -44,16 +44,13 @@ from typing import Any
 from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, DMCSettings
 from cardrl.args import non_negative_int, positive_float, positive_int
 from cardrl.bench.common import header_lines, load_average, machine_description
-from cardrl.bench.train_douzero import (DOUZERO_NUM_ACTORS, bench_douzero, logged_in_window, parse_douzero_log,
-                                        read_douzero_csv)
+from cardrl.bench.train_douzero import DOUZERO_NUM_ACTORS, bench_douzero
 from cardrl.bench.train_rates import (SETUP_TIMEOUT_S, child_env, rate_fields, tail_text, update_rate,
                                       updates_total)
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["bench_train", "bench_ours", "bench_douzero", "format_bench_train", "main_bench_train",
-           "summary_lines", "print_bench_train", "parse_douzero_log", "read_douzero_csv", "update_rate",
-           "updates_total", "child_env", "add_train_arguments", "logged_in_window", "module_updates",
-           "variant_name", "variant_options", "check_variant", "DOUZERO_NUM_ACTORS", "OURS_SETTINGS"]
+__all__ = ["bench_train", "bench_ours", "format_bench_train", "main_bench_train", "summary_lines", "print_bench_train",
+           "add_train_arguments", "module_updates", "variant_name", "variant_options", "check_variant", "OURS_SETTINGS"]
 
 # The DMC settings the benchmark reports: DMC's own defaults (DMCSettings), which the run takes unchanged.
 OURS_SETTINGS = {f.name: f.default for f in fields(DMCSettings)

@@ -17,10 +17,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from cardrl.run_dir import read_config, read_progress  # the run directory's format (re-exported here)
+from cardrl.run_dir import read_config, read_progress
 
-__all__ = ["read_progress", "read_config", "plot_run", "render_png", "format_count", "plays_matches", "loss_fields",
-           "loss_name", "main_plot"]
+__all__ = ["plot_run", "render_png", "format_count", "plays_matches", "loss_fields", "loss_name", "main_plot"]
 
 FEW = 30  # at most this many points: markers and error bars; more: lines and bands
 

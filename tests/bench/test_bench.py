@@ -16,7 +16,7 @@ import pytest
 from cardrl.bench import common
 from cardrl.bench import env as benv
 from cardrl.bench import mcs as bmcs
-from cardrl.bench import peers_doudizhu
+from cardrl.bench import peers_doudizhu, positions
 from cardrl.bench.cli import main_bench
 from cardrl.cli import build_parser, main
 from cardrl.games.registry import game_names, get_game, register_game, unregister_game
@@ -49,7 +49,7 @@ def test_ours_is_measured(result):
     for part in ("engine", "features", "env"):
         assert RATE_KEYS <= set(ours[part]), part
         assert ours[part]["games"] >= 1 and ours[part]["steps"] > ours[part]["games"]
-    assert benv.lead_sizes("doudizhu") == DOUDIZHU_LEADS
+    assert positions.lead_sizes("doudizhu") == DOUDIZHU_LEADS
     for key in ("movegen_us", "movegen_p99_us", "lead_moves", "lead_moves_max"):
         assert tuple(ours[key]) == DOUDIZHU_LEADS, key
     assert all(us > 0 for us in ours["movegen_us"].values())
@@ -107,8 +107,8 @@ def test_table(result):
 
 
 def test_lead_hands_are_reproducible_and_sized():
-    a = benv.lead_hands("doudizhu", (20, 17, 5), count=5)
-    b = benv.lead_hands("doudizhu", (20, 17, 5), count=5)
+    a = positions.lead_hands("doudizhu", (20, 17, 5), count=5)
+    b = positions.lead_hands("doudizhu", (20, 17, 5), count=5)
     assert all((x == y).all() for n in a for x, y in zip(a[n], b[n]))
     for n, hands in a.items():
         assert len(hands) == 5
@@ -116,14 +116,14 @@ def test_lead_hands_are_reproducible_and_sized():
             counts = peers_doudizhu.rank_counts(h)
             assert int(h.sum()) == n and counts[:13].max() <= 4 and counts[13:].max() <= 1
     with pytest.raises(ValueError, match="1..20 cards"):
-        benv.lead_hands("doudizhu", (21,))
-    assert benv.lead_sizes("big2") == (13, 10, 5) and benv.lead_sizes("guandan") == (27, 10, 5)
+        positions.lead_hands("doudizhu", (21,))
+    assert positions.lead_sizes("big2") == (13, 10, 5) and positions.lead_sizes("guandan") == (27, 10, 5)
 
 
 @pytest.mark.parametrize("game", ["doudizhu", "big2", "guandan"])
 def test_lead_generator_is_what_the_engine_does_for_a_leader(game):
     spec = get_game(game)
-    prepare, generate = benv.lead_move_generator(spec.make_engine(**spec.protocol.deal_options).reset(0))
+    prepare, generate = positions.lead_move_generator(spec.make_engine(**spec.protocol.deal_options).reset(0))
     for seed in range(3):
         engine = spec.make_engine(**spec.protocol.deal_options).reset(seed)  # the first leader, a dealt hand
         ours = generate(prepare(engine.cards_held()[engine.current_player]))
@@ -189,7 +189,7 @@ def test_bench_env_big2_structure_and_cli(capsys):
     assert result["peers"] == {} and result["summary"] == [benv.no_peer_line("big2")]
     assert result["summary"] == ["no Big2 peer is registered (douzero, rlcard, open_spiel have no Big2): cardrl only"]
     table = get_game("big2").make_engine().table
-    hands = benv.lead_hands("big2", count=20)
+    hands = positions.lead_hands("big2", count=20)
     from cardrl.cards import vector_to_bits
 
     assert ours["lead_moves"][13] == np.mean([len(table.legal_moves(vector_to_bits(h), None)) for h in hands[13]])
@@ -198,7 +198,7 @@ def test_bench_env_big2_structure_and_cli(capsys):
     assert out.startswith("Big2 env benchmark") and "13 cards" in out and out.rstrip().endswith(result["summary"][0])
     _assert_machine_on_top(out)
     with pytest.raises(ValueError, match="1..13"):
-        benv.lead_hands("big2", (14,))
+        positions.lead_hands("big2", (14,))
 
 
 def test_bench_env_guandan_reports_every_part(capsys):
@@ -222,12 +222,12 @@ def test_bench_env_guandan_reports_every_part(capsys):
 
 def test_bench_moves_guandan_by_wild_cards(capsys):
     """``--moves``: the lead table and, GuanDan having wild cards, 27-card dealt leads holding 0, 1 and 2 of them."""
-    by_wilds = benv.wild_lead_hands("guandan", count=3)
+    by_wilds = positions.wild_lead_hands("guandan", count=3)
     assert sorted(by_wilds) == [0, 1, 2] and all(len(hs) == 3 for hs in by_wilds.values())
     game = get_game("guandan").make_engine(match=False).reset(0)
     for w, hands in by_wilds.items():
         assert all(int(h.sum()) == 27 and int(h[list(game.wild_kinds())].sum()) == w for h in hands)
-    assert benv.wild_lead_hands("big2", count=2) == {}  # no wild cards
+    assert positions.wild_lead_hands("big2", count=2) == {}  # no wild cards
     result = benv.bench_moves("guandan", seconds=0.02, hands=3)
     wild = result["ours"]["wild"]
     assert wild["size"] == 27 and tuple(wild["movegen_us"]) == (0, 1, 2)

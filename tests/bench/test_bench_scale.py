@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from cardrl.bench import scale
+from cardrl.bench import scale, scale_model
 from cardrl.cli import build_parser, main
 
 CLUSTERS = (4, 16, 64, 160)
@@ -31,7 +31,7 @@ def test_every_term_is_measured(result):
     assert m["fragment"] >= 1 and m["runner_frames"] >= m["fragment"]
     assert m["weight_bytes"] > 1e5 and 100 < m["bytes_per_frame"] < 1e5
     assert m["t_put"] <= m["t_pub"] * (1 + 1e-9)  # the put is part of the publication
-    assert result["assumed"]["gpu_speedup"] in (None, scale.DEFAULT_GPU_SPEEDUP)
+    assert result["assumed"]["gpu_speedup"] in (None, scale_model.DEFAULT_GPU_SPEEDUP)
 
 
 def test_report_structure(result):
@@ -83,34 +83,34 @@ def _terms(**over) -> dict:
 
 def test_model_terms_move_the_right_way():
     m = _terms()
-    assert scale.runner_rate(1000.0, 800, 0, 0, 0) == pytest.approx(1000.0)
-    assert scale.runner_rate(1000.0, 800, 0, 0.1, 0) < scale.runner_rate(1000.0, 800, 0, 0.01, 0)
-    assert scale.learner_rate(3000.0, 0, 0, 3200, speedup=10) == pytest.approx(30000.0)
-    assert scale.learner_rate(3000.0, 1e-5, 0.05, 9600, speedup=30) < 30 * 3000
-    assert math.isinf(scale.network_cap(16, 15, 16, 1300, 18e6, 9600, 10))
-    caps = [scale.network_cap(c, c - 1, 16, 1300, 18e6, 9600, 10) for c in (32, 64, 160)]
+    assert scale_model.runner_rate(1000.0, 800, 0, 0, 0) == pytest.approx(1000.0)
+    assert scale_model.runner_rate(1000.0, 800, 0, 0.1, 0) < scale_model.runner_rate(1000.0, 800, 0, 0.01, 0)
+    assert scale_model.learner_rate(3000.0, 0, 0, 3200, speedup=10) == pytest.approx(30000.0)
+    assert scale_model.learner_rate(3000.0, 1e-5, 0.05, 9600, speedup=30) < 30 * 3000
+    assert math.isinf(scale_model.network_cap(16, 15, 16, 1300, 18e6, 9600, 10))
+    caps = [scale_model.network_cap(c, c - 1, 16, 1300, 18e6, 9600, 10) for c in (32, 64, 160)]
     assert caps == sorted(caps, reverse=True)  # more nodes: more weight copies out of the learner's node
-    fast = scale.predict(_terms(learner=1e9), 64, gpu=False)
+    fast = scale_model.predict(_terms(learner=1e9), 64, gpu=False)
     assert fast["bound"] == "sampling"
-    slow = scale.predict(_terms(r1=1e9), 4, gpu=False)
+    slow = scale_model.predict(_terms(r1=1e9), 4, gpu=False)
     assert slow["bound"] == "learner" and slow["saturation_runners"] == 1
-    assert scale.predict(m, 16, gpu=True)["learner"] > scale.predict(m, 16, gpu=False)["learner"]
-    assert scale.predict_here(m, 1, 2) == pytest.approx(min(scale.predict(m, 2, gpu=False)["sampling"],
-                                                            scale.predict(m, 2, gpu=False)["learner"]))
-    assert scale.predict_here(m, 4, 2) < scale.predict_here(m, 1, 2) * 4  # 5 processes on 2 cores
+    assert scale_model.predict(m, 16, gpu=True)["learner"] > scale_model.predict(m, 16, gpu=False)["learner"]
+    assert scale_model.predict_here(m, 1, 2) == pytest.approx(min(scale_model.predict(m, 2, gpu=False)["sampling"],
+                                                            scale_model.predict(m, 2, gpu=False)["learner"]))
+    assert scale_model.predict_here(m, 4, 2) < scale_model.predict_here(m, 1, 2) * 4  # 5 processes on 2 cores
     with pytest.raises(ValueError, match="no CPU left for a runner"):
-        scale.predict(m, 1, gpu=False)
+        scale_model.predict(m, 1, gpu=False)
 
 
 def test_runner_counts_and_flags(capsys):
-    assert scale.default_runner_counts(2) == [1]
-    assert scale.default_runner_counts(8) == [1, 2, 4]
-    assert scale.default_runner_counts(160) == [1, 2, 4, 8, 16, 32, 64, 128]
-    assert scale.parse_counts("1, 2,4", "--runners") == [1, 2, 4]
-    assert scale.parse_counts("none", "--runners") == []
+    assert scale_model.default_runner_counts(2) == [1]
+    assert scale_model.default_runner_counts(8) == [1, 2, 4]
+    assert scale_model.default_runner_counts(160) == [1, 2, 4, 8, 16, 32, 64, 128]
+    assert scale_model.parse_counts("1, 2,4", "--runners") == [1, 2, 4]
+    assert scale_model.parse_counts("none", "--runners") == []
     for bad in ("1,x", "-2", "0,1"):
         with pytest.raises(ValueError, match="comma-separated positive ints"):
-            scale.parse_counts(bad, "--runners")
+            scale_model.parse_counts(bad, "--runners")
     args = build_parser().parse_args(["bench", "scale", "doudizhu", "--gpu-speedup", "12", "--runners", "1,2"])
     assert (args.target, args.game, args.gpu_speedup, args.runners) == ("scale", "doudizhu", 12.0, "1,2")
     for bad, message in ((["--runners", "two"], "--runners takes comma-separated positive ints"),

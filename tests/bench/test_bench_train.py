@@ -10,6 +10,7 @@ import time
 import pytest
 
 from cardrl.bench import train as bt
+from cardrl.bench import train_douzero, train_rates
 from helpers.bench_train_results import ours_result
 
 # Captured from douzero 1.1.0's train() on this machine (stderr), stats block included.
@@ -35,7 +36,7 @@ DOUZERO_CSV = """\
 
 # ---- parsers --------------------------------------------------------------------------------------
 def test_parse_douzero_log_reads_the_after_lines():
-    lines = bt.parse_douzero_log(DOUZERO_LOG)
+    lines = train_douzero.parse_douzero_log(DOUZERO_LOG)
     assert [line["frames"] for line in lines] == [0, 6400]
     last = lines[-1]
     assert (last["L"], last["U"], last["D"]) == (3200, 0, 3200)
@@ -46,21 +47,21 @@ def test_parse_douzero_log_reads_the_after_lines():
 
 
 def test_logged_lines_count_only_intervals_inside_the_window():
-    lines = bt.parse_douzero_log(DOUZERO_LOG)
+    lines = train_douzero.parse_douzero_log(DOUZERO_LOG)
     t_first, t_second = lines[0]["time"], lines[1]["time"]
-    assert bt.logged_in_window(lines, t_first, t_second) == [lines[1]]
-    assert bt.logged_in_window(lines, t_first + 0.001, t_second) == []  # its interval began before the window
-    assert bt.logged_in_window(lines, t_first, t_second - 0.001) == []
+    assert train_douzero.logged_in_window(lines, t_first, t_second) == [lines[1]]
+    assert train_douzero.logged_in_window(lines, t_first + 0.001, t_second) == []  # its interval began before the window
+    assert train_douzero.logged_in_window(lines, t_first, t_second - 0.001) == []
 
 
 def test_parse_douzero_log_ignores_other_text():
-    assert bt.parse_douzero_log("Creating log directory: x\nAfter 5 frames\n[INFO:1 dmc:2 bad] After 3") == []
+    assert train_douzero.parse_douzero_log("Creating log directory: x\nAfter 5 frames\n[INFO:1 dmc:2 bad] After 3") == []
 
 
 def test_read_douzero_csv_names_the_position_of_each_update(tmp_path):
     path = tmp_path / "logs.csv"
     path.write_text(DOUZERO_CSV)
-    updates = bt.read_douzero_csv(path)
+    updates = train_douzero.read_douzero_csv(path)
     assert [u[1] for u in updates] == ["landlord", "landlord_down", "landlord_up"]  # the cut row is dropped
     assert [u[2] for u in updates] == [3200, 3200, 3200]
     assert updates[0][0] == pytest.approx(1795385134.8391125)
@@ -70,7 +71,7 @@ def test_read_douzero_csv_rejects_other_files(tmp_path):
     path = tmp_path / "logs.csv"
     path.write_text("frames,_time\n1,2\n")
     with pytest.raises(ValueError, match="not a DouZero logs.csv"):
-        bt.read_douzero_csv(path)
+        train_douzero.read_douzero_csv(path)
 
 
 # ---- rate estimator -----------------------------------------------------------------------------
@@ -84,29 +85,29 @@ def test_update_rate_sums_positions_each_between_its_own_updates():
     # each position updates every 10 s, in a burst; whatever the cut, the rate is 3 * 3200 / 10
     updates = _bursts(10.0, {"landlord": 0.0, "landlord_down": 0.5, "landlord_up": 1.0}, until=100.0)
     for seconds in (25.0, 30.2, 31.0, 59.9):
-        rate = bt.update_rate(updates, seconds)
+        rate = train_rates.update_rate(updates, seconds)
         assert rate["method"] == "per position"
         assert rate["frames_per_s"] == pytest.approx(960.0)
         assert rate["seconds"] == seconds
         assert set(rate["frames_per_s_by_position"]) == {"landlord", "landlord_down", "landlord_up"}
-    whole = bt.update_rate(updates)  # no window: up to the last update
+    whole = train_rates.update_rate(updates)  # no window: up to the last update
     assert whole["frames_per_s"] == pytest.approx(960.0) and whole["seconds"] == pytest.approx(100.0)
 
 
 def test_update_rate_falls_back_to_all_updates_over_the_window():
     updates = [(0.0, "landlord", 3200), (1.0, "landlord_down", 3200), (2.0, "landlord_up", 3200)]
-    rate = bt.update_rate(updates, 20.0)
+    rate = train_rates.update_rate(updates, 20.0)
     assert rate["method"] == "all"
     assert rate["frames"] == 6400 and rate["frames_per_s"] == pytest.approx(320.0)
-    unknown = bt.update_rate([(0.0, "unknown", 3200), (4.0, "unknown", 3200)])
+    unknown = train_rates.update_rate([(0.0, "unknown", 3200), (4.0, "unknown", 3200)])
     assert unknown["method"] == "all" and unknown["frames_per_s"] == pytest.approx(800.0)
 
 
 def test_update_rate_errors():
     with pytest.raises(ValueError, match="no updates"):
-        bt.update_rate([])
+        train_rates.update_rate([])
     with pytest.raises(ValueError, match="one instant"):
-        bt.update_rate([(5.0, "landlord", 3200)])
+        train_rates.update_rate([(5.0, "landlord", 3200)])
 
 
 def test_module_updates_from_learner_lifetimes():
@@ -268,7 +269,7 @@ def test_ours_runs_and_reports_dmcs_own_defaults():
 def test_child_env_has_one_thread_and_no_cluster(monkeypatch):
     monkeypatch.setenv("RAY_ADDRESS", "auto")
     monkeypatch.setenv("OMP_NUM_THREADS", "8")
-    env = bt.child_env()
+    env = train_rates.child_env()
     assert env["OMP_NUM_THREADS"] == "1" and "RAY_ADDRESS" not in env
 
 
@@ -324,7 +325,7 @@ def test_opponent_model_variant_trains_with_the_default_q_model():
 @pytest.mark.slow
 def test_douzero_run_structure_and_summary(ours_only):
     pytest.importorskip("douzero.dmc.dmc")
-    dz = bt.bench_douzero(10.0, num_actors=1)
+    dz = train_douzero.bench_douzero(10.0, num_actors=1)
     assert dz["frames_per_s"] > 0 and dz["setup_s"] > 0 and dz["updates"] >= 1
     assert dz["settings"]["num_actors"] == 1 and dz["window_s"] == 10.0
     assert dz["rate_method"] in ("per position", "all")

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from cardrl.envs import guandan_v0
-from cardrl.envs.guandan_v0 import MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, level_table
 from cardrl.envs import make_env
 from cardrl.envs.rllib import RLlibMultiAgentEnv
+from cardrl.games.guandan.table import MAX_TABLE_SIZE, NUM_ACTIONS, NUM_SPECIAL, level_table
 from cardrl.games.registry import get_game
 from cardrl.features.danzero import DanZeroFeatures
 from cardrl.games.guandan import IllegalMoveError

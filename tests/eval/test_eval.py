@@ -227,7 +227,8 @@ def test_bad_douzero_checkpoints_are_refused(douzero_dir, tmp_path_factory):
 
 
 def _save_modules(root, model="douzero_lstm", roles=None, counters=None):
-    from cardrl.algorithms.dmc.dmc_rl_module import DOUZERO_ROLE_DIMS, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import DOUZERO_ROLE_DIMS
 
     torch.manual_seed(1)
     multi = dmc_module_spec(model, roles or DOUZERO_ROLE_DIMS, {"hidden_sizes": [32]}).build()

@@ -12,7 +12,7 @@ import pytest
 from cardrl.agents.base import agent_view
 from cardrl.algorithms.dmc.checkpoints import parse_checkpoint_options
 from cardrl.algorithms.dmc.dmc import DMCConfig
-from cardrl.algorithms.dmc.evaluation import PlayOptions
+from cardrl.algorithms.dmc.play_options import PlayOptions
 from cardrl.algorithms.dmc.oracle import ORACLE, oracle_block, oracle_block_of_view
 from cardrl.algorithms.dmc.schedules import OracleSchedule
 from cardrl.eval.agents import build_agent

@@ -17,7 +17,8 @@ import pytest
 from matplotlib.container import ErrorbarContainer
 
 from cardrl.cli import main
-from cardrl.eval.plot import _figure, format_count, plot_run, read_progress
+from cardrl.eval.plot import _figure, format_count, plot_run
+from cardrl.run_dir import read_progress
 
 PNG = b"\x89PNG\r\n\x1a\n"
 MODULES = ("landlord", "landlord_down", "landlord_up")

@@ -15,8 +15,8 @@ from html.parser import HTMLParser
 import pytest
 
 from cardrl.cli import main, parse_args, train_spec
-from cardrl.eval.plot import read_progress
 from cardrl.eval.report import build_report
+from cardrl.run_dir import read_progress
 
 PNG = b"\x89PNG\r\n\x1a\n"
 SHORT_RUN = ["train", "doudizhu", "--stop-frames", "1200", "--num-env-runners", "0", "--num-envs-per-env-runner", "8",

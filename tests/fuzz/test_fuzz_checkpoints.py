@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cardrl.algorithms.dmc.checkpoints import MANIFEST, write_manifest
+from cardrl.algorithms.dmc.checkpointing import MANIFEST, write_manifest
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS
 from cardrl.cli import main
 from cardrl.envs import make_env

@@ -9,8 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cardrl.games.guandan import (
-    LEVEL_A, RETURN, TRIBUTE, GameOverError, GuanDanGame, IllegalMoveError, deal_cards, team_of)
+from cardrl.games.guandan import LEVEL_A, GameOverError, GuanDanGame, IllegalMoveError, deal_cards, team_of
 from cardrl.games.guandan.moves import PASS, Category, Move, hand_from_string, parse_cards
 
 LV = {ch: i for i, ch in enumerate("23456789TJQKA")}
@@ -266,7 +265,7 @@ def test_tribute_highest_card_excluding_the_wild_and_return_at_most_10():
     assert game.phase == "tribute" and game.current_player == 3 and game.level == 2
     hand = game.hands[3].copy()
     legal = game.legal_move_values()
-    assert legal and all(m.category == TRIBUTE for m in legal)
+    assert legal and all(m.category == Category.TRIBUTE for m in legal)
     powers = {13 if k // 4 == 2 else k // 4 for k in range(52) if hand[k] and k != 4 * 2 + 2}
     assert {m.cards[0] // 4 for m in legal} == {max(powers) if max(powers) != 13 else 2}
     assert 4 * 2 + 2 not in {m.cards[0] for m in legal}  # the heart wild is never paid
@@ -274,7 +273,7 @@ def test_tribute_highest_card_excluding_the_wild_and_return_at_most_10():
     game.step(legal[0])
     assert game.phase == "return" and game.current_player == 0 and game.hands[0][card] >= 1
     returns = game.legal_move_values()
-    assert returns and all(m.category == RETURN and m.cards[0] < 36 and m.cards[0] // 4 != 2 for m in returns)
+    assert returns and all(m.category == Category.RETURN and m.cards[0] < 36 and m.cards[0] // 4 != 2 for m in returns)
     back = returns[-1].cards[0]
     before = game.hands[3][back]
     game.step(returns[-1])

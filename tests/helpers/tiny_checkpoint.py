@@ -14,7 +14,8 @@ def save_doudizhu_checkpoint(root: Path, seed: int = 1) -> Path:
     """Write the checkpoint to ``root`` and return it (the spec is ``checkpoint:ROOT``)."""
     import torch
 
-    from cardrl.algorithms.dmc.dmc_rl_module import DOUZERO_ROLE_DIMS, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import DOUZERO_ROLE_DIMS
 
     torch.manual_seed(seed)
     multi = dmc_module_spec("douzero_lstm", DOUZERO_ROLE_DIMS, {"hidden_sizes": [32]}).build()
@@ -30,7 +31,8 @@ def save_doudizhu_bidding_checkpoint(root: Path, seed: int = 1) -> Path:
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 
     from cardrl.algorithms.dmc.bidding import bid_module_specs, card_play_input_blocks
-    from cardrl.algorithms.dmc.dmc_rl_module import DOUZERO_ROLE_DIMS, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import DOUZERO_ROLE_DIMS
 
     torch.manual_seed(seed)
     card_play = dmc_module_spec("douzero_lstm", DOUZERO_ROLE_DIMS,

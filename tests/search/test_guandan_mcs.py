@@ -11,9 +11,10 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from cardrl.envs.guandan_v0 import NUM_SPECIAL, level_table, raw_env
+from cardrl.envs.guandan_v0 import raw_env
 from cardrl.games.guandan import GuanDanGame
 from cardrl.games.guandan.moves import NUM_KINDS, Category, Rank, hand_from_string, legal_moves, wild_kind
+from cardrl.games.guandan.table import NUM_SPECIAL, level_table
 from cardrl.search import GuanDanMinCombinationSearch, min_combinations, prune_moves
 from cardrl.search.guandan_mcs import pack_counts
 from cardrl.search.prune import prune_threshold

@@ -8,11 +8,10 @@ from cardrl.games.big2.engine import (
     REWARDS,
     Big2Game,
     Big2View,
-    GameOverError,
-    IllegalMoveError,
     check_penalty_multipliers,
     normalise_options,
 )
+from cardrl.games.engine import GameOverError, IllegalMoveError
 
 __all__ = ["AGENTS", "HAND_SIZE", "NUM_PLAYERS", "REWARDS", "Big2Game", "Big2View", "GameOverError",
            "IllegalMoveError", "check_penalty_multipliers", "normalise_options"]

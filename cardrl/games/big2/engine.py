@@ -23,14 +23,12 @@ from cardrl.cards import NUM_KINDS
 from cardrl.games.big2.moves import (
     NUM_CARDS,
     THREE_OF_DIAMONDS,
-    Category,
     big2_move_table,
     bits_to_cards,
     cards_to_string,
     pretty_cards,
 )
-from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,
-                                 table_move_reason)
+from cardrl.games.engine import Engine, IllegalMoveError, check_action_type, check_seed, table_move_reason
 
 NUM_PLAYERS = 4
 HAND_SIZE = 13
@@ -40,8 +38,7 @@ REWARDS = ("cards",)  # losers pay their cards left (times the penalty multiplie
 _DECK_VECTOR = np.array([1] * NUM_CARDS + [0, 0], dtype=np.int64)
 _DECK_VECTOR.setflags(write=False)
 
-__all__ = ["Big2Game", "Big2View", "Category", "GameOverError", "IllegalMoveError", "NUM_PLAYERS", "HAND_SIZE",
-           "check_penalty_multipliers", "REWARDS"]
+__all__ = ["Big2Game", "Big2View", "NUM_PLAYERS", "HAND_SIZE", "check_penalty_multipliers", "REWARDS"]
 
 
 def check_penalty_multipliers(multipliers: Mapping[int, float] | None) -> tuple[tuple[int, float], ...]:

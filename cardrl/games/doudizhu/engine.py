@@ -19,9 +19,7 @@ import numpy as np
 
 from cardrl.cards import NUM_KINDS, NUM_RANKS_WITH_JOKERS, rank_counts_to_bits, rank_counts_to_string
 from cardrl.games.doudizhu.moves import Category, doudizhu_move_table
-# GameOverError and IllegalMoveError are re-exported: they were first defined here
-from cardrl.games.engine import (Engine, GameOverError, IllegalMoveError, check_action_type, check_seed,  # noqa: F401
-                                 table_move_reason)
+from cardrl.games.engine import Engine, IllegalMoveError, check_action_type, check_seed, table_move_reason
 
 NUM_PLAYERS = 3
 ROLES = ("landlord", "landlord_down", "landlord_up")

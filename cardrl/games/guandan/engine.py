@@ -58,15 +58,13 @@ from cardrl.games.guandan.table import (
 
 NUM_PLAYERS = 4
 LEVEL_A = Rank.ACE
-TRIBUTE = Category.TRIBUTE  # the tribute-phase decisions (not card plays)
-RETURN = Category.RETURN
 REWARDS = ("danzero",)
 _PROMOTION = {2: 3, 3: 2, 4: 1}  # partner's place -> levels gained (and the deal reward)
 _DECK = np.repeat(np.arange(NUM_KINDS), 2)
 
-__all__ = ["GuanDanGame", "Rank", "parse_level", "normalise_options", "upgrade_stored_options", "deal_cards", "GuanDanView", "IllegalMoveError", "GameOverError", "TRIBUTE", "RETURN",
-           "default_tribute", "default_return", "tribute_candidates", "return_candidates", "team_of",
-           "partner_of"]
+__all__ = ["GuanDanGame", "normalise_options", "upgrade_stored_options", "deal_cards", "GuanDanView", "default_tribute",
+           "default_return", "tribute_candidates", "return_candidates", "team_of", "partner_of", "NUM_PLAYERS",
+           "LEVEL_A", "REWARDS"]
 
 
 def team_of(seat: int) -> int:
@@ -420,7 +418,7 @@ class GuanDanGame(Engine):
     def legal_move_values(self) -> list[Move]:
         """The legal actions as :class:`Move` values, in the order of :meth:`legal_moves`.
 
-        Phases ``tribute``/``return``: one ``Move(TRIBUTE | RETURN, rank, (kind,))`` per allowed card.
+        Phases ``tribute``/``return``: one ``Move(Category.TRIBUTE or RETURN, rank, (kind,))`` per allowed card.
         """
         return list(self._legal_pair()[1])
 
@@ -455,8 +453,8 @@ class GuanDanGame(Engine):
     def _ids_of_values(self, moves: list[Move]) -> np.ndarray:
         if not moves:
             return np.zeros(0, dtype=np.int64)
-        if moves[0].category in (TRIBUTE, RETURN):
-            base = TRIBUTE_BASE if moves[0].category == TRIBUTE else RETURN_BASE
+        if moves[0].category in (Category.TRIBUTE, Category.RETURN):
+            base = TRIBUTE_BASE if moves[0].category == Category.TRIBUTE else RETURN_BASE
             return np.array([base + m.cards[0] for m in moves], dtype=np.int64)
         return NUM_SPECIAL + level_table(self.level).ids_of(moves)
 
@@ -542,7 +540,7 @@ class GuanDanGame(Engine):
         if self.phase in ("tribute", "return"):
             allowed = ", ".join(card_name(m.cards[0]) for m in self.legal_move_values())
             return f"{who} must choose a {self.phase} card; {move_to_string(move, self.level)} is not one of: {allowed}"
-        if move.category in (TRIBUTE, RETURN):
+        if move.category in (Category.TRIBUTE, Category.RETURN):
             return f"{who} is playing cards, not choosing a tribute or return card"
         if move.is_pass:
             return f"{who} leads and may not pass"
@@ -710,7 +708,7 @@ def _move_keys(level: int, ids) -> np.ndarray:
     special = ids < NUM_SPECIAL
     if special.any():
         kinds = ids[special] % NUM_KINDS
-        out[special, 0] = np.where(ids[special] < RETURN_BASE, int(TRIBUTE), int(RETURN))
+        out[special, 0] = np.where(ids[special] < RETURN_BASE, int(Category.TRIBUTE), int(Category.RETURN))
         out[special, 1] = np.where(kinds < 52, kinds // 4, kinds - 38)
     if not special.all():
         table = level_table(level)

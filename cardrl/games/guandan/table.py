@@ -52,7 +52,7 @@ __all__ = ["LevelMoveTable", "level_table", "NUM_SPECIAL", "MAX_TABLE_SIZE", "NU
            "cache_path", "SCAN_VERSION"]
 
 TRIBUTE_BASE = 0  # tribute ids 0..53: the kind given
-RETURN_BASE = NUM_KINDS  # return ids 54..107: the kind returned
+RETURN_BASE = TRIBUTE_BASE + NUM_KINDS  # return ids 54..107: the kind returned
 NUM_SPECIAL = 2 * NUM_KINDS
 MAX_TABLE_SIZE = 135_071  # pass + the largest level move universe (level 2); the tests check all 13 levels
 NUM_ACTIONS = NUM_SPECIAL + MAX_TABLE_SIZE

@@ -225,7 +225,7 @@ def test_a_bidding_runs_evaluations_play_the_whole_game(ray_local, tmp_path, cap
     """`cardrl train --bidding` evaluates on whole-game duplicate deals (its bidding networks bid; a baseline that does
     not bid plays with the rule bidder) and keeps the fixed-landlord score beside it."""
     from cardrl.cli import main
-    from cardrl.eval.plot import read_progress
+    from cardrl.run_dir import read_progress
 
     out = tmp_path / "run"
     rc = main(["train", "doudizhu", "--bidding", "--stop-frames", "400", "--num-env-runners", "0",

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS, DMCCounters, DMCStats
-from cardrl.algorithms.dmc.dmc_state import DMCCheckpointing
+from cardrl.algorithms.dmc.checkpointing import DMCCheckpointing
 
 # the algorithm state's "dmc_counters" as DMC wrote it before the counters were a dataclass (the private attributes
 # _frames_trained, ..., _samples_lost under these keys), with its play options and identity beside them

@@ -230,7 +230,7 @@ def test_guandan_odmc_runner_prunes_card_plays_only():
     """ODMC on GuanDan (beyond the paper): the runner prunes card plays by the exact wild-card K, never the tribute
     decisions, and every chosen move is one eq. 2 keeps."""
     from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner
-    from cardrl.envs.guandan_v0 import NUM_SPECIAL
+    from cardrl.games.guandan.table import NUM_SPECIAL
 
     from cardrl.search.prune import prune_moves
 
@@ -265,7 +265,8 @@ def test_guandan_odmc_runner_prunes_card_plays_only():
 
 def test_big2_trains_one_shared_network_checkpoints_and_restores(ray_local, tmp_path):
     """Big2 DMC: every seat maps to one shared Q-network (identity bits in the unified features tell them apart)."""
-    from cardrl.algorithms.dmc.dmc import DMC, one_shared_module
+    from cardrl.algorithms.common.policy_mapping import one_shared_module
+    from cardrl.algorithms.dmc.dmc import DMC
 
     config = (DMCConfig().game("big2")
               .env_runners(num_env_runners=0, num_envs_per_env_runner=8, rollout_fragment_length=100)

@@ -9,9 +9,9 @@ import pytest
 
 from cardrl.agents import QAgent, RandomAgent
 from cardrl.agents.q_agent import greedy_index
+from cardrl.algorithms.common.env_runner import SegmentLabels
 from cardrl.algorithms.dmc.buffers import FrameBuffer
 from cardrl.algorithms.dmc.dmc import DMCConfig
-from cardrl.algorithms.dmc.dmc_env_runner import SegmentLabels
 from cardrl.cli import main
 from cardrl.envs import make_env
 from cardrl.eval.lockstep import evaluate_scorer

@@ -16,20 +16,9 @@ from ray.rllib.policy.sample_batch import MultiAgentBatch, SampleBatch
 
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_learner import DMCTorchLearner, dmc_mse_loss
-from cardrl.algorithms.dmc.dmc_rl_module import (
-    ACTION,
-    DOUZERO_ROLE_DIMS,
-    HISTORY,
-    OBS,
-    OBS_INDEX,
-    Q,
-    STATE,
-    TARGET,
-    DouZeroQModule,
-    MLPQModule,
-    RoleDims,
-    dmc_module_spec,
-)
+from cardrl.algorithms.dmc.dmc_rl_module import DouZeroQModule, MLPQModule, dmc_module_spec
+from cardrl.algorithms.dmc.q_module import (ACTION, DOUZERO_ROLE_DIMS, HISTORY, OBS, OBS_INDEX, Q, STATE, TARGET,
+                                            RoleDims)
 
 ROLES = tuple(DOUZERO_ROLE_DIMS)
 

@@ -11,7 +11,8 @@ import pytest
 import torch
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.dmc_env_runner import DMCEnvRunner, greedy_choices
-from cardrl.algorithms.dmc.settings import DMCSettings, add_arguments
+from cardrl.algorithms.dmc.settings import DMCSettings
+from cardrl.algorithms.training.settings import add_arguments
 from helpers.dmc_configs import small_dmc_config
 
 from cardrl.agents.q_agent import greedy_index

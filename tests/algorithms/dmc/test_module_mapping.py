@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from cardrl.algorithms.dmc.dmc import DMCConfig, one_module_per_seat, one_shared_module
+from cardrl.algorithms.common.policy_mapping import one_module_per_seat, one_shared_module
+from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.games.registry import get_game
 
 EXPERIMENTS = Path(__file__).resolve().parents[3] / "experiments"

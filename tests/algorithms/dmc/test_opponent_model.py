@@ -11,10 +11,11 @@ import pytest
 import torch
 
 from cardrl.algorithms.dmc.dmc import DMCConfig
-from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
+from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
 from cardrl.algorithms.dmc.opponent_model import (
     ILLEGAL_LOGIT, OM_CARD_LOGITS, OM_COUNT_LOGITS, OM_K_LOGITS, DouZeroPlusOpponentModel, LuoTanOpponentModel,
     douzero_plus_loss, luo_tan_loss, random_play_positions)
+from cardrl.algorithms.dmc.q_module import RoleDims
 from cardrl.features import labels
 from cardrl.games.registry import get_game
 

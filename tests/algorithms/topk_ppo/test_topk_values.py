@@ -19,7 +19,8 @@ def _tiny_agent(seed: int = 0):
     """A :class:`TopKPPOAgent` for GuanDan reading the level-A counters, over an untrained candidate Q-model."""
     import torch
 
-    from cardrl.algorithms.dmc.dmc_rl_module import RoleDims, dmc_module_spec
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import RoleDims
     from cardrl.algorithms.topk_ppo.agent import TopKPPOAgent
     from cardrl.algorithms.topk_ppo.level_a import LEVEL_A_DIM
     from cardrl.algorithms.topk_ppo.topk_ppo_rl_module import TopKPolicyModule, policy_spaces, parse_policy_config

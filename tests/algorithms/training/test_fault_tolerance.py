@@ -76,7 +76,8 @@ def test_all_runners_dead_without_restart_fails_with_a_clear_message(ray_local):
 
 # ---- 3. atomic checkpoints, incomplete ones refused -----------------------------------------------------------------
 def test_incomplete_checkpoints_are_refused_naming_what_is_missing(ray_local, tmp_path):
-    from cardrl.algorithms.dmc.checkpoints import MANIFEST, load_checkpoint_agent
+    from cardrl.algorithms.dmc.checkpointing import MANIFEST
+    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_agent
     from cardrl.run_dir import save_checkpoint
 
     algo = small_config().build_algo()
@@ -137,12 +138,10 @@ def _train_command(out: Path, *extra: str) -> list[str]:
 def test_killed_driver_resumes_from_its_last_complete_checkpoint(ray_local, tmp_path):
     """Both drivers join the test's Ray (RAY_ADDRESS, as under a cluster) rather than start one each: the kill -9
     takes the first driver and its job's workers, not the Ray it ran on."""
-    from cardrl.algorithms.dmc.checkpoints import MANIFEST
-    from cardrl.algorithms.dmc.dmc import (
-        read_checkpoint_counters,
-        read_checkpoint_state,
-    )
-    from cardrl.algorithms.dmc.train import latest_checkpoint
+    from cardrl.algorithms.common.checkpoint_state import read_checkpoint_state
+    from cardrl.algorithms.dmc.checkpointing import MANIFEST, verify_checkpoint
+    from cardrl.algorithms.dmc.counters import read_checkpoint_counters
+    from cardrl.run_dir import latest_checkpoint
 
     out = tmp_path / "run"
     env = {**os.environ, "OMP_NUM_THREADS": "1", "RAY_ADDRESS": ray_local.get_runtime_context().gcs_address}
@@ -163,7 +162,7 @@ def test_killed_driver_resumes_from_its_last_complete_checkpoint(ray_local, tmp_
         os.killpg(first.pid, signal.SIGKILL)  # the driver dies at once, no clean-up
         first.wait()
         log.close()
-    ckpt = latest_checkpoint(out)  # checkpoint, or checkpoint.prev when the kill came during the swap
+    ckpt = latest_checkpoint(out, verify_checkpoint)  # checkpoint, or checkpoint.prev if the kill came during the swap
     assert ckpt is not None
     saved = json.loads((ckpt / MANIFEST).read_text())["info"]
     assert saved == {**read_checkpoint_counters(ckpt), "training_iteration": saved["training_iteration"]}

@@ -19,8 +19,8 @@ from cardrl.algorithms.training.run_spec import RunSpec
 from cardrl.algorithms.training.settings import RunSettings
 from cardrl.algorithms.topk_ppo.settings import TopKPPOSettings
 from cardrl.cli import main, parse_args, train_spec
-from cardrl.eval.plot import plot_run, read_progress
-from cardrl.run_dir import log_scalars
+from cardrl.eval.plot import plot_run
+from cardrl.run_dir import log_scalars, read_progress
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

@@ -5,7 +5,8 @@ import json
 import pytest
 
 from cardrl.cli import main
-from cardrl.eval.plot import plot_run, read_progress
+from cardrl.eval.plot import plot_run
+from cardrl.run_dir import read_progress
 
 
 def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tmp_path, capsys):

@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 
 from cardrl.cli import main
-from cardrl.eval.plot import read_progress
 from cardrl.games.registry import game_names, get_game
+from cardrl.run_dir import read_progress
 
 TINY = ["--num-env-runners", "0", "--num-envs-per-env-runner", "4", "--frames-per-update", "200", "--hidden-sizes",
         "16", "--eval-every", "1s", "--eval-deals", "10", "--eval-against", "random"]
