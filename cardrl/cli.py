@@ -1,4 +1,5 @@
-"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``serve``, ``plot``, ``report``, ``bench``.
+"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``serve``, ``export``, ``plot``, ``report``,
+``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -74,6 +75,11 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="a local web app: replays with the agents' values, two agents on one deal, "
                                          "play against any agent, runs' curves (docs/web.md)")
     add_serve_arguments(serve)
+    from cardrl.algorithms.export import add_export_arguments
+
+    export = sub.add_parser("export", help="a DMC checkpoint's Q-networks as ONNX or safetensors files that play "
+                                           "without RLlib or pickle (onnx:DIR, weights:DIR; docs/export.md)")
+    add_export_arguments(export)
     from cardrl.algorithms.tune.settings import add_tune_arguments
 
     tune = sub.add_parser("tune", help="Ray Tune sweep of DMC options from a space file, ranked on evaluation ADP")
@@ -179,6 +185,7 @@ COMMANDS = {"train": Command("cardrl.cli:check_train", "cardrl.cli:run_train"),
             "eval": Command("cardrl.eval.cli:check_eval", "cardrl.eval.cli:main_eval"),
             "play": Command("cardrl.play.cli:check_play", "cardrl.play.cli:main_play"),
             "serve": Command("cardrl.web.cli:check_serve", "cardrl.web.cli:main_serve"),
+            "export": Command("cardrl.algorithms.export:check_export", "cardrl.algorithms.export:main_export"),
             "report": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.report:main_report"),
             "plot": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.plot:main_plot")}
 # the commands whose run does its own checks (eval, play, serve, report and plot print their one-line errors

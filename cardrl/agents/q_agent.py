@@ -38,6 +38,11 @@ def greedy_index(q: np.ndarray, strength: Callable[[], np.ndarray] | np.ndarray 
     return int(tied[np.argmax(key[tied])])
 
 
+def _numpy(q) -> np.ndarray:
+    """Q-values as numpy: a torch module's tensor, or an exported network's array (:mod:`cardrl.agents.exported`)."""
+    return q.cpu().numpy() if hasattr(q, "cpu") else np.asarray(q)
+
+
 def check_modules_fit(modules: Mapping[str, Any], features: FeatureEncoder, agents: tuple[str, ...],
                       where: str) -> None:
     """ValueError unless there is a Q-module for every agent whose input sizes match ``features``."""
@@ -62,8 +67,9 @@ class QAgent(Agent):
     """Greedy Q-network player for any registered game: ``argmax_a Q_agent(s, a)`` over the legal moves.
 
     ``modules`` maps each of the game's agent names to a Q-module (DouDiZhu: one per role; Big2 and GuanDan: the same
-    shared module for every seat); ``features`` names the game's encoder (default: the game's). Deterministic given
-    the view; ties go to the stronger move (the view's ``move_strength``), then the first (:func:`greedy_index`).
+    shared module for every seat); ``features`` names the game's encoder (default: the game's) or is one (an exported
+    agent's: :mod:`cardrl.agents.exported`). Deterministic given the view; ties go to the stronger move (the view's
+    ``move_strength``), then the first (:func:`greedy_index`).
 
     Played the way it was trained: ``move_filter(view, legal) -> kept`` chooses among the kept moves only (ODMC's
     pruning, Luo & Tan 2024 eq. 2: :class:`~cardrl.search.prune.MCSViewPruner`); ``input_blocks(view) -> {name:
@@ -80,8 +86,9 @@ class QAgent(Agent):
     name = "dmc"
     value_kind = "q"  # what move_values gives (game records, cardrl serve's hints)
 
-    def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu", features: str | None = None,
-                 name: str | None = None, move_filter: Callable[[Any, np.ndarray], np.ndarray] | None = None,
+    def __init__(self, modules: Mapping[str, Any], game: str = "doudizhu",
+                 features: str | FeatureEncoder | None = None, name: str | None = None,
+                 move_filter: Callable[[Any, np.ndarray], np.ndarray] | None = None,
                  input_blocks: Callable[[Any], Mapping[str, np.ndarray]] | None = None,
                  bid_modules: Mapping[str, Any] | None = None):
         self.move_filter = move_filter
@@ -89,7 +96,7 @@ class QAgent(Agent):
         self.sees_hidden_cards = input_blocks is not None
         spec = get_game(game)
         self.game = spec.name
-        self.features = spec.make_features(features)
+        self.features = features if isinstance(features, FeatureEncoder) else spec.make_features(features)
         check_modules_fit(modules, self.features, spec.agents, type(self).__name__)
         self.modules = dict(modules)
         if name is not None:
@@ -132,8 +139,8 @@ class QAgent(Agent):
         actions = self.features.action_features(view, np.asarray(legal_moves, dtype=np.int64))
         blocks = self._blocks(view)
         if blocks is None:
-            return self.modules[agent].q_values(state, history, actions).cpu().numpy()
-        return self.modules[agent].q_values(state, history, actions, blocks).cpu().numpy()
+            return _numpy(self.modules[agent].q_values(state, history, actions))
+        return _numpy(self.modules[agent].q_values(state, history, actions, blocks))
 
     def move_values(self, view: Any, legal_moves) -> tuple[np.ndarray, np.ndarray]:
         """``(ids, Q)`` of the moves the agent chooses among (the legal moves its ``move_filter`` keeps; every legal

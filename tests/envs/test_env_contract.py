@@ -7,13 +7,15 @@ observation layout) is tested in test_<game>_env.py.
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
 
 from cardrl.envs import make_env
 from cardrl.games.engine import GameOverError, IllegalMoveError
-from cardrl.games.registry import game_names, get_game, register_game, unregister_game
+from cardrl.games.registry import game_names, get_game, register_game, resolve, unregister_game
 from helpers.aec_play import play_random, snapshot
 from helpers.toy_game import DUEL
 
@@ -112,3 +114,24 @@ def test_render_modes(name):
     env.reset(seed=4)
     env.step(int(env.unwrapped.legal_moves()[0]))
     assert isinstance(env.render(), str) and env.render()
+
+
+@pytest.mark.parametrize("name", game_names())
+def test_pettingzoo_make_builds_each_registered_env(name):
+    """Importing cardrl.envs registers each game with PettingZoo's registry (PettingZoo 1.27, ``pettingzoo.make``):
+    ``cardrl/<Title>-v0`` and the env name's id build the module constructor's env, keywords passed through, and it
+    passes PettingZoo's api_test."""
+    import pettingzoo
+
+    from cardrl.envs import pettingzoo_ids
+
+    spec = get_game(name)
+    reward = resolve(spec.engine).rewards[-1]  # not the default: the keyword reaches the env
+    titled, named = pettingzoo_ids(name)
+    assert titled == f"cardrl/{spec.title}-v0"
+    env = pettingzoo.make("aec", titled, reward=reward, **ONE_DEAL.get(name, {}))
+    assert type(env) is type(importlib.import_module(spec.env).env(**ONE_DEAL.get(name, {})))
+    assert env.metadata["name"] == spec.env_name and env.unwrapped.reward == reward
+    api_test(env, num_cycles=100)
+    assert pettingzoo.make("aec", f"cardrl/{spec.env_name}", **ONE_DEAL.get(name, {})).metadata["name"] \
+        == spec.env_name  # PettingZoo reads the env name's "_v0" as "-v0"
