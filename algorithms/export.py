@@ -228,7 +228,7 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
     """Write the Q-networks of a DMC ``checkpoint`` as ``fmt`` files and ``cardrl_agent.json`` into ``out``; returns
     the JSON record (module docstring)."""
     from cardrl.agents.exported import AGENT_FILE, FORMAT_VERSION, cardrl_version
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
     from cardrl.algorithms.dmc.dmc_rl_module import Q_MODULE_CLASSES
     from cardrl.features.layout import encoder_layout
 

@@ -118,7 +118,7 @@ def evaluate(out: Path, deals: int, eval_seed: int, runs: str = "*_seed*") -> No
 
     from cardrl.agents.rlcard_rule import RLCardRuleAgent
     from cardrl.agents.random_agent import RandomAgent
-    from cardrl.algorithms.dmc.checkpoints import load_douzero_checkpoints
+    from cardrl.algorithms.dmc.agent_loaders import load_douzero_checkpoints
     from cardrl.algorithms.dmc.dmc_env_runner import score_legal_moves
     from cardrl.eval.lockstep import evaluate_scorer
 

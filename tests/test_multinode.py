@@ -66,7 +66,7 @@ def cluster():
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_dmc_env_runners_spread_over_three_nodes(cluster, tmp_path):
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
 
     address, node_ids, env = cluster
     out = tmp_path / "run"
@@ -89,7 +89,7 @@ def test_dmc_env_runners_spread_over_three_nodes(cluster, tmp_path):
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_two_trial_sweep_submitted_to_the_cluster(cluster, tmp_path):
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
 
     address, node_ids, env = cluster
     space = tmp_path / "space.json"

@@ -45,7 +45,7 @@ def progress(result: dict, run_spec: RunSpec) -> tuple[dict, str]:
 
 def make_agent(algo: Any, run_spec: RunSpec):
     """The greedy masked-PPO agent of ``algo``'s current modules."""
-    from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
+    from cardrl.algorithms.masked_ppo.agent_loaders import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo import agent_to_module
 
     return MaskedPPOAgent({a: algo.get_module(m) for a, m in agent_to_module(run_spec.game).items()}, run_spec.game,

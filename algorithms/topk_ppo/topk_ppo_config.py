@@ -128,7 +128,7 @@ class TopKPPOConfigBase(CardGameConfig, PPOConfig):
                 for mid, m in self._load_dmc()[0].items()}
 
     def _load_dmc(self) -> tuple[dict, str]:
-        from cardrl.algorithms.dmc.checkpoints import checkpoint_features, load_checkpoint_modules
+        from cardrl.algorithms.dmc.agent_loaders import checkpoint_features, load_checkpoint_modules
         from cardrl.algorithms.dmc.counters import read_checkpoint_counters
 
         spec = self.game_spec

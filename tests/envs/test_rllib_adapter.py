@@ -102,7 +102,7 @@ def test_a_masked_ppo_module_saved_with_the_old_layout_still_loads_and_plays(tmp
     action_mask)`` with an int8 mask) rebuild from their saved spaces and play as ``ppo:`` agents do."""
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
+    from cardrl.algorithms.masked_ppo.agent_loaders import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
     from cardrl.eval.tournament import run_tournament
 

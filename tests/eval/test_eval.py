@@ -12,7 +12,7 @@ import torch
 
 from cardrl.agents import RandomAgent
 from cardrl.eval import DealSet, generate_deals, load_deals, parse_agent_spec, run_league, run_tournament
-from cardrl.algorithms.dmc.checkpoints import load_douzero_checkpoints
+from cardrl.algorithms.dmc.agent_loaders import load_douzero_checkpoints
 from cardrl.eval.agents import build_agent
 from cardrl.eval.parallel import ProgressLine
 from cardrl.features.douzero import DouZeroFeatures

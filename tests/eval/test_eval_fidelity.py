@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from cardrl.agents.base import agent_view
-from cardrl.algorithms.dmc.checkpoints import parse_checkpoint_options
+from cardrl.algorithms.dmc.agent_loaders import parse_checkpoint_options
 from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.play_options import PlayOptions
 from cardrl.algorithms.dmc.oracle import ORACLE, oracle_block, oracle_block_of_view

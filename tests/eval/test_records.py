@@ -185,7 +185,7 @@ def test_unreadable_record_files_name_the_file(tmp_path, capsys):
 def test_a_masked_ppo_agent_records_its_policys_probabilities():
     import gymnasium as gym
 
-    from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent
+    from cardrl.algorithms.masked_ppo.agent_loaders import MaskedPPOAgent
     from cardrl.algorithms.masked_ppo.masked_ppo_rl_module import MaskedActionEmbeddingModule
     from cardrl.envs import make_env
     from cardrl.envs.rllib import RLlibMultiAgentEnv

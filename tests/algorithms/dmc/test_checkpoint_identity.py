@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS
-from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
 from cardrl.features.douzero import DouZeroFeatures
 from cardrl.features.layout import encoder_layout, layout_differences
 from cardrl.games.registry import game_names, get_game

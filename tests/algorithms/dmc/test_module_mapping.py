@@ -75,7 +75,7 @@ def test_the_table_4_8_10_scripts_train_the_paper_s_networks(script, mapping):
 
 
 def test_a_checkpoint_without_a_recorded_mapping_loads_by_its_module_directories(tmp_path):
-    from cardrl.algorithms.dmc.checkpoints import _module_mapping_of
+    from cardrl.algorithms.dmc.agent_loaders import _module_mapping_of
 
     spec = get_game("doudizhu")
     assert _module_mapping_of({"module_mapping": "shared"}, tmp_path, spec) == "shared"

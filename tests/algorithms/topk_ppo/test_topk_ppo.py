@@ -83,7 +83,7 @@ def test_candidates_equal_the_dmc_top_k_on_fixed_states(dmc_checkpoint):
     """On real GuanDan positions the agent's candidates are the DMC's legal moves sorted by its Q (ties: stronger first,
     as its greedy agent), and the first is the DMC agent's own move."""
     from cardrl.agents.q_agent import QAgent, TIE_TOLERANCE
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
     from cardrl.algorithms.topk_ppo.agent import TopKPPOAgent
     from cardrl.games.guandan import GuanDanGame
 
@@ -308,7 +308,7 @@ def _fixed_views(n: int = 40):
 
 def test_train_checkpoint_restore_and_play_the_same_actions(dmc_checkpoint, ray_local, tmp_path):
     from cardrl.algorithms.topk_ppo.agent import TopKPPOAgent
-    from cardrl.algorithms.topk_ppo.checkpoints import register
+    from cardrl.algorithms.topk_ppo.agent_loaders import register
     from cardrl.eval.agents import build_agent
 
     register()  # what the entry point does once installed (test_loader_entry_point_is_declared)
@@ -372,7 +372,7 @@ def test_loader_entry_point_is_declared():
 
     pyproject = tomllib.loads((Path(__file__).resolve().parents[3] / "pyproject.toml").read_text())
     points = pyproject["project"]["entry-points"][ENTRY_POINT_GROUP]
-    from cardrl.algorithms.topk_ppo.checkpoints import register
+    from cardrl.algorithms.topk_ppo.agent_loaders import register
 
     assert resolve(points["topk_ppo"]) is register
 
@@ -541,7 +541,7 @@ def test_rllib_ppo_with_the_masked_module_trains_without_an_illegal_action(game,
 
 
 def test_cli_trains_rllib_ppo_and_eval_plays_its_checkpoint(ray_local, tmp_path, capsys):
-    from cardrl.algorithms.masked_ppo.checkpoints import MaskedPPOAgent, register
+    from cardrl.algorithms.masked_ppo.agent_loaders import MaskedPPOAgent, register
     from cardrl.cli import main
     from cardrl.eval.agents import build_agent
 

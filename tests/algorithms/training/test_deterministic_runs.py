@@ -23,7 +23,7 @@ RUN = ["train", "doudizhu", "--deterministic", "--seed", "3", "--stop-frames", "
 
 
 def _weights(run) -> dict:
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_modules
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
 
     return {agent: module.state_dict() for agent, module in load_checkpoint_modules(run / "checkpoint",
                                                                                     "doudizhu").items()}

@@ -77,7 +77,7 @@ def test_all_runners_dead_without_restart_fails_with_a_clear_message(ray_local):
 # ---- 3. atomic checkpoints, incomplete ones refused -----------------------------------------------------------------
 def test_incomplete_checkpoints_are_refused_naming_what_is_missing(ray_local, tmp_path):
     from cardrl.algorithms.dmc.checkpointing import MANIFEST
-    from cardrl.algorithms.dmc.checkpoints import load_checkpoint_agent
+    from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_agent
     from cardrl.run_dir import save_checkpoint
 
     algo = small_config().build_algo()
