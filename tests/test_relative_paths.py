@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from cardrl.cli import build_parser
+from cardrl.cli import parse_args
 
 
 @pytest.mark.parametrize("argv, dest, expected", [
@@ -33,7 +33,7 @@ def test_every_path_option_is_resolved_against_the_cwd_when_parsed(argv, dest, e
     """A relative path means the directory the command was given in, whatever directory the run reads it from
     later (Ray workers; pyarrow's file systems refuse relative paths: "URI has empty scheme")."""
     monkeypatch.chdir(tmp_path)
-    args = build_parser().parse_args(argv)
+    args = parse_args(argv)
     dests, wanted = (dest, expected) if isinstance(dest, tuple) else ((dest,), (expected,))
     cwd = os.getcwd()
     for d, want in zip(dests, wanted):
@@ -43,5 +43,5 @@ def test_every_path_option_is_resolved_against_the_cwd_when_parsed(argv, dest, e
 
 def test_specs_without_a_path_and_bad_specs_are_left_to_their_own_checks(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    args = build_parser().parse_args(["eval", "guandan", "--a", "random:3", "--b", "nonsense:x"])
+    args = parse_args(["eval", "guandan", "--a", "random:3", "--b", "nonsense:x"])
     assert (args.a, args.b) == ("random:3", "nonsense:x")  # refused later, naming the allowed kinds

@@ -86,11 +86,18 @@ def record_machine(directory: Path, frames_at_start: int) -> None:
     tmp.replace(path)
 
 
+LOADED = " (loaded)"  # a segment recorded as trained beside other work: its minutes are not the machine's
+
+
 def _machine_of(directory: Path) -> str | None:
+    """The machine label of a run: its segments' machines (a segment that a later one restarted from the same frames
+    left nothing), each marked ``(loaded)`` where the segment says what else the machine did meanwhile
+    (``loaded_during``), so that its minutes are compared only with other loaded runs'."""
     path = directory / MACHINE
     if not path.is_file():
         return None
-    return machine_label([s["machine"] for s in json.loads(path.read_text())["segments"]])
+    segments = {s["frames_at_start"]: s for s in json.loads(path.read_text())["segments"]}.values()
+    return machine_label([s["machine"] + (LOADED if s.get("loaded_during") else "") for s in segments])
 
 
 def machine_label(machines: Sequence[str | None]) -> str | None:

@@ -40,11 +40,13 @@ def _load(root: Path, source: str) -> Any:
 
 
 def _machine(text: str) -> str:
-    """The CPU's maker and family, as the table says where it was measured: "AMD EPYC", "Intel Xeon"."""
+    """The CPU's maker and family, as the table says where it was measured: "AMD EPYC", "Intel Xeon" ("Intel Xeon
+    (loaded)" for runs that trained beside other work)."""
+    loaded = " (loaded)" if text.endswith(" (loaded)") else ""
     for name in ("AMD EPYC", "Intel(R) Xeon(R)", "Apple"):
         if name in text:
-            return name.replace("(R)", "")
-    return text.split(",")[0]
+            return name.replace("(R)", "") + loaded
+    return text.split(",")[0] + loaded
 
 
 def _frames(n: float | None) -> str:

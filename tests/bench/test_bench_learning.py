@@ -333,3 +333,15 @@ def test_a_run_is_stopped_at_the_deadline_by_sigint_even_where_the_benchmark_ign
     finally:
         signal.signal(signal.SIGINT, before)
     assert code == -signal.SIGINT and time.time() - began < 30
+
+
+def test_a_run_marked_loaded_is_its_own_machine_and_a_restarted_segment_is_dropped(tmp_path):
+    from cardrl.bench.learning_report import LOADED, MACHINE, _machine_of
+
+    segment = {"machine": "Intel Xeon, 2 cores", "started": "t0", "frames_at_start": 0, "load_before": 0.5}
+    restarted = {**segment, "started": "t1", "loaded_during": "a test suite beside it"}
+    (tmp_path / MACHINE).write_text(json.dumps({"segments": [segment, restarted]}))
+    assert _machine_of(tmp_path) == "Intel Xeon, 2 cores" + LOADED
+    resumed = {**segment, "started": "t2", "frames_at_start": 400}
+    (tmp_path / MACHINE).write_text(json.dumps({"segments": [segment, resumed]}))
+    assert _machine_of(tmp_path) == "Intel Xeon, 2 cores"
