@@ -11,7 +11,7 @@ import math
 import os
 import re
 
-__all__ = ["path_arg", "agent_spec_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float",
+__all__ = ["path_arg", "int_at_least", "positive_int", "non_negative_int", "positive_float",
            "float_in", "SignedValuesParser"]
 
 
@@ -25,24 +25,6 @@ def path_arg(text: str) -> str:
 
 
 path_arg.allowed = "a non-empty path"  # what option_problems says is allowed
-
-
-def agent_spec_arg(text: str) -> str:
-    """An agent spec with its path (``checkpoint:PATH[:MODULE]``, ``topk-ppo:PATH``, ...) made absolute when the
-    command line is parsed (:func:`path_arg`); other specs, and specs that do not parse (refused later with the
-    allowed forms), unchanged."""
-    from cardrl.eval.agents import parse_agent_spec  # imported late: the eval package imports the games
-
-    try:
-        spec = parse_agent_spec(text)
-    except ValueError:
-        return text
-    if spec.path is None:
-        return spec.text
-    return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
-
-
-agent_spec_arg.allowed = "an agent spec (random, rule, checkpoint:PATH, ...)"
 
 
 def int_at_least(low: int, what: str = ""):

@@ -15,7 +15,8 @@ import re
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Callable
 
-from cardrl.args import agent_spec_arg, float_in, non_negative_int, path_arg, positive_int
+from cardrl.args import float_in, non_negative_int, path_arg, positive_int
+from cardrl.eval.agents import agent_spec_arg
 
 __all__ = ["RunSettings", "option", "add_arguments", "field_default", "flag_of", "with_flags", "parse_duration",
            "option_problems", "OPTIONAL_RUN_OPTIONS"]

@@ -17,7 +17,8 @@ from typing import Any
 
 from cardrl.algorithms.training.run_spec import RunSpec, settings_class
 from cardrl.algorithms.training.settings import RunSettings, add_arguments, option, option_problems, parse_duration
-from cardrl.args import agent_spec_arg, int_at_least, non_negative_int, path_arg, positive_int
+from cardrl.args import int_at_least, non_negative_int, path_arg, positive_int
+from cardrl.eval.agents import agent_spec_arg
 
 __all__ = ["TuneSettings", "Sweep", "add_tune_arguments", "ALGO", "SCHEDULERS", "PLACEMENT_STRATEGIES",
            "RUN_OPTIONS_NOT_TAKEN"]

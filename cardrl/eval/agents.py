@@ -29,9 +29,10 @@ from typing import Any
 
 from cardrl.agents.base import Agent
 from cardrl.agents.loaders import agent_loader, loader_kinds
+from cardrl.args import path_arg
 from cardrl.games.registry import game_names, get_game
 
-__all__ = ["AgentSpec", "parse_agent_spec", "build_agent", "spec_help", "check_bids", "BUILTIN_KINDS", "BIDDER_SEP"]
+__all__ = ["AgentSpec", "parse_agent_spec", "agent_spec_arg", "build_agent", "spec_help", "check_bids", "BUILTIN_KINDS", "BIDDER_SEP"]
 
 BUILTIN_KINDS = ("random", "mcs-greedy")
 BIDDER_SEP = "+bidder="
@@ -94,6 +95,22 @@ def parse_agent_spec(text: str) -> AgentSpec:
             path, module = head, tail
         return AgentSpec(text, kind, path=path, module=module)
     raise ValueError(f"agent spec {text!r} does not parse: unknown kind {kind!r}; allowed: {spec_help()}")
+
+
+def agent_spec_arg(text: str) -> str:
+    """An agent spec with its path (``checkpoint:PATH[:MODULE]``, ``topk-ppo:PATH``, ...) made absolute when the
+    command line is parsed (:func:`path_arg`); other specs, and specs that do not parse (refused later with the
+    allowed forms), unchanged."""
+    try:
+        spec = parse_agent_spec(text)
+    except ValueError:
+        return text
+    if spec.path is None:
+        return spec.text
+    return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
+
+
+agent_spec_arg.allowed = "an agent spec (random, rule, checkpoint:PATH, ...)"
 
 
 def _parse_paired(text: str) -> AgentSpec:

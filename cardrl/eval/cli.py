@@ -17,8 +17,8 @@ RULE_FLAGS = {"kickers": "kickers", "straight_order": "straight_order"}
 
 def add_eval_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl eval GAME`` (the game argument is added by the caller)."""
-    from cardrl.args import agent_spec_arg, non_negative_int, path_arg, positive_int
-    from cardrl.eval.agents import spec_help
+    from cardrl.args import non_negative_int, path_arg, positive_int
+    from cardrl.eval.agents import agent_spec_arg, spec_help
 
     who = parser.add_mutually_exclusive_group(required=True)
     who.add_argument("--a", type=agent_spec_arg, help=f"agent spec of side A: {spec_help()}")

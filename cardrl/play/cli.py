@@ -21,7 +21,8 @@ __all__ = ["add_play_arguments", "build_session", "main_play", "check_play"]
 
 def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``cardrl play GAME`` (the game argument is the caller's)."""
-    from cardrl.args import agent_spec_arg, non_negative_int
+    from cardrl.args import non_negative_int
+    from cardrl.eval.agents import agent_spec_arg
     from cardrl.eval.agents import spec_help
 
     parser.add_argument("--seat", default="0",
