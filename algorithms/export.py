@@ -227,15 +227,14 @@ def _json_text(record: dict) -> str:
 def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8: bool = False) -> dict:
     """Write the Q-networks of a DMC ``checkpoint`` as ``fmt`` files and ``cardrl_agent.json`` into ``out``; returns
     the JSON record (module docstring)."""
-    from cardrl.agents.exported import AGENT_FILE, FORMAT_VERSION, cardrl_version
+    from cardrl.agents.exported import AGENT_FILE
     from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
     from cardrl.algorithms.dmc.dmc_rl_module import Q_MODULE_CLASSES
-    from cardrl.features.layout import encoder_layout
 
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"--format {fmt!r}: allowed {list(EXPORT_FORMATS)}")
     if fmt == "safetensors":
-        from safetensors.torch import save_file
+        import safetensors.torch  # noqa: F401  (a missing package fails before anything is written)
     root = Path(checkpoint)
     _, counters = _checkpoint_kind(root)
     spec = _game_of(counters)
@@ -255,6 +254,17 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
         raise ValueError(f"the network(s) {opponent_models} carry an opponent model, which weights:DIR does not "
                          f"rebuild: export them with --format onnx")
     out.mkdir(parents=True, exist_ok=True)
+    _write_networks(modules, mapping, networks, out, suffix, fmt, int8)
+    agent = _agent_record(fmt, int8, spec, options, features, encoder, mapping, networks, counters, root)
+    tmp = out / (AGENT_FILE + ".tmp")
+    tmp.write_text(_json_text(agent))
+    tmp.replace(out / AGENT_FILE)  # last: a directory without it is an export that did not finish
+    return agent
+
+
+def _write_networks(modules: dict, mapping: dict, networks: dict, out: Path, suffix: str, fmt: str,
+                    int8: bool) -> None:
+    """Each network's file (one per network, however many seats play it), checked against its module."""
     for agent, name in mapping.items():
         record, module = networks[name], modules[agent]
         if "file" in record:
@@ -263,11 +273,21 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
         if fmt == "onnx":
             _write_onnx(module, record, file, int8)
         else:
+            from safetensors.torch import save_file
+
             save_file({k: v.detach().cpu().contiguous().float() for k, v in module.state_dict().items()}, str(file))
         record["file"] = file.name
         record["check_max_abs_diff"] = _check_network(module, record, file, fmt)
+
+
+def _agent_record(fmt: str, int8: bool, spec, options: dict, features, encoder, mapping: dict, networks: dict,
+                  counters: dict, root: Path) -> dict:
+    """``cardrl_agent.json``'s record (module docstring)."""
+    from cardrl.agents.exported import FORMAT_VERSION, cardrl_version
+    from cardrl.features.layout import encoder_layout
+
     play = dict(counters.get("play_options") or {})
-    agent = {
+    return {
         "format_version": FORMAT_VERSION, "format": fmt, "precision": "int8" if int8 else "float32",
         "cardrl_version": cardrl_version(), "game": spec.name, "env_name": spec.env_name,
         "rule_options": json.loads(json.dumps(options, default=str)),
@@ -289,7 +309,3 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
                    "frames_trained": counters.get("frames_trained"), "oracle": play.get("oracle")},
         "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
-    tmp = out / (AGENT_FILE + ".tmp")
-    tmp.write_text(_json_text(agent))
-    tmp.replace(out / AGENT_FILE)  # last: a directory without it is an export that did not finish
-    return agent

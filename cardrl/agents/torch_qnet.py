@@ -53,6 +53,25 @@ def net_record_problems(record: Any) -> list[str]:
     return problems
 
 
+def _observation_width(record: Mapping[str, Any]) -> int:
+    """The width of a record's observation: its state, what its history becomes, and the zero-fed blocks."""
+    kind, history, lstm_hidden = record["kind"], record["history_shape"], int(record["lstm_hidden"])
+    if kind == "douzero_lstm":
+        width = lstm_hidden + record["state_dim"]
+    elif kind == "luo_tan":
+        width = record["state_dim"] + int(history[0]) * lstm_hidden
+    else:
+        width = record["state_dim"] + (0 if history is None else int(history[0]) * int(history[1]))
+    return width + int(record["block_width"])
+
+
+def _activation(record: Mapping[str, Any]):
+    """The hidden layers' activation: tanh for an MLP that says so (DanZero's), else relu."""
+    import torch
+
+    return torch.tanh if record["activation"] == "tanh" and record["kind"] == "mlp" else torch.relu
+
+
 def _module_class():
     from torch import nn
 
@@ -66,13 +85,7 @@ def _module_class():
             self.history_shape = None if history is None else (int(history[0]), int(history[1]))
             self.block_width = int(record["block_width"])
             lstm_hidden = int(record["lstm_hidden"])
-            if kind == "douzero_lstm":
-                obs_width = lstm_hidden + record["state_dim"]
-            elif kind == "luo_tan":
-                obs_width = record["state_dim"] + self.history_shape[0] * lstm_hidden
-            else:
-                obs_width = record["state_dim"] + (0 if history is None else history[0] * history[1])
-            self.obs_width = obs_width + self.block_width
+            self.obs_width = _observation_width(record)
             if kind != "mlp":
                 self.lstm = nn.LSTM(self.history_shape[1], lstm_hidden, batch_first=True)
             sizes = [self.obs_width + record["action_dim"], *record["hidden_sizes"], 1]
@@ -84,9 +97,7 @@ def _module_class():
             else:
                 self.layers = nn.ModuleList(linears[:-1])
                 self.head = linears[-1]
-            import torch
-
-            self._act = torch.tanh if record["activation"] == "tanh" and kind == "mlp" else torch.relu
+            self._act = _activation(record)
 
         def linears(self) -> list:
             if self.kind == "douzero_lstm":
