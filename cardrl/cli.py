@@ -188,9 +188,9 @@ COMMANDS = {"train": Command("cardrl.cli:check_train", "cardrl.cli:run_train"),
             "export": Command("cardrl.algorithms.export:check_export", "cardrl.algorithms.export:main_export"),
             "report": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.report:main_report"),
             "plot": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.plot:main_plot")}
-# the commands whose run does its own checks (eval, play, serve, report and plot print their one-line errors
-# themselves); the others are checked first
-_CHECKED_FIRST = ("train", "tune", "bench")
+# the commands checked here before they run; the others' runs check first themselves (train inside run_training;
+# eval, play, serve, export, report and plot print their one-line errors themselves)
+_CHECKED_FIRST = ("tune", "bench")
 
 
 def _name(args: argparse.Namespace) -> str:
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = COMMANDS[args.command]
     try:
-        if args.command in _CHECKED_FIRST and args.command != "train":  # train checks inside run_training
+        if args.command in _CHECKED_FIRST:
             resolve(command.check)(args)
         return resolve(command.run)(args) or 0
     except (ValueError, FileNotFoundError) as err:

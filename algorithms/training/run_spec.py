@@ -67,8 +67,8 @@ def _as_default_type(default: Any, value: Any) -> Any:
 
 def _settings_of(cls: type, values: Mapping[str, Any]) -> Any:
     """An instance of the settings dataclass ``cls`` from the values of its fields (others ignored)."""
-    names = {f.name: f for f in fields(cls)}
-    return cls(**{k: _as_default_type(field_default(names[k]), v) for k, v in values.items() if k in names})
+    names = {f.name for f in fields(cls)}
+    return cls(**_typed(cls, {k: v for k, v in values.items() if k in names}))
 
 
 @dataclass(frozen=True)
