@@ -16,11 +16,18 @@
 ``<out>/tb``
     TensorBoard scalars of every number in the records (:class:`ProgressLog`).
 
+A full disk (docs/operations.md, "A full disk"): every write here leaves whole files and whole lines or nothing. A
+record is appended in one ``write`` and cut back when it fails part-way, ``config.json`` is replaced by a rename, and a
+checkpoint whose write runs out of space is removed, the last complete one kept; each raises
+:class:`OutOfSpaceError`, whose message says what was being written, how much it needs and how much is free. Readers
+skip a last line that lacks its newline (a writer killed mid-line).
+
 No Ray or torch is imported here (tensorboardX, where installed, on first use).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -29,7 +36,8 @@ from typing import Any, Callable
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "run_options", "write_config", "trim_progress", "save_checkpoint",
-           "latest_checkpoint", "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing"]
+           "latest_checkpoint", "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing",
+           "OutOfSpaceError", "is_out_of_space", "append_line", "directory_bytes", "space_message"]
 
 PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
 CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
@@ -41,6 +49,65 @@ TIMING_FIELDS = frozenset({"time_s", "train_s", "eval_time_s", "frames_per_s", "
                            "candidate_scoring_share", "driver_rss_mb"})
 # record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
+
+
+NO_SPACE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})  # a full disk, a full quota
+
+
+class OutOfSpaceError(OSError):
+    """A write of the run directory refused for want of space (ENOSPC, or EDQUOT over a quota). Nothing half-written
+    is left behind; the message says what was being written, how much it needs, how much is free and what was kept."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+def is_out_of_space(err: BaseException | None) -> bool:
+    """Whether ``err``, or an error it was raised from, is a full disk or quota (ENOSPC, EDQUOT)."""
+    for _ in range(16):  # the chain of causes, bounded
+        if err is None:
+            return False
+        if isinstance(err, OSError) and err.errno in NO_SPACE_ERRNOS:
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def directory_bytes(path: Path | None) -> int:
+    """The bytes of the files under ``path`` (0 when there is none)."""
+    if path is None or not path.is_dir():
+        return 0
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:,.1f} MB"
+
+
+def space_message(out: Path, doing: str, needed: int | None, outcome: str) -> str:
+    """What a run says when the disk of ``out`` is full: what it was ``doing``, how much it ``needed`` (bytes, None
+    when unknown) and how much is free, the ``outcome`` (what was left), the last complete checkpoint, what to do."""
+    free = shutil.disk_usage(out).free
+    last = latest_checkpoint(out)
+    kept = f"the last complete checkpoint, {last}, is intact" if last else "there is no complete checkpoint yet"
+    more = f" (at least {_mb(needed - free)} more)" if needed and needed > free else ""
+    return (f"no space left on the device of {out} while {doing} ({_mb(free)} free there"
+            + (f"; it needs about {_mb(needed)}" if needed else "") + f"): {outcome}; {kept}. Free space{more} "
+            f"and continue the run with --resume (docs/operations.md, \"A full disk\")")
+
+
+def append_line(fd: int, line: str) -> None:
+    """Append ``line`` (ending in a newline) to the file open at ``fd`` with ``O_APPEND``. When a write fails part-way
+    (a full disk), the file is cut back to where it ended before, so that it holds whole lines only, and the OSError
+    is raised."""
+    data = memoryview(line.encode())
+    end = os.lseek(fd, 0, os.SEEK_END)
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        os.ftruncate(fd, end)
+        raise
 
 
 def without_timing(record: Any, timing: frozenset[str] = TIMING_FIELDS) -> Any:
@@ -67,8 +134,9 @@ def check_run_dir_args(args) -> None:
 
 def read_progress(run_dir: str | Path, *, torn_last_line: bool = False) -> list[dict]:
     """The records of ``<run_dir>/progress.jsonl`` (one per training iteration, and one for the final evaluation).
-    ``torn_last_line``: read a run that may be in progress or killed: a last line that is not JSON (cut by a killed
-    process) is left out instead of refused, and no record yet is an empty list instead of an error."""
+    A last line without its newline that is not JSON (a writer killed mid-line) is left out. ``torn_last_line``:
+    read a run that may be in progress or killed: a last line that is not JSON is left out even with its newline, and
+    no record yet is an empty list instead of an error."""
     run = Path(run_dir)
     if not run.is_dir():
         raise FileNotFoundError(f"{run_dir}: no such run directory")
@@ -76,14 +144,15 @@ def read_progress(run_dir: str | Path, *, torn_last_line: bool = False) -> list[
     if not path.is_file():
         raise FileNotFoundError(f"{run_dir} has no {PROGRESS}: is it a run directory of `cardrl train`?")
     records = []
-    lines = path.read_text().splitlines()
+    text = path.read_text()
+    lines = text.splitlines()
     for n, line in enumerate(lines, 1):
         if line.strip():
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as err:
-                if torn_last_line and n == len(lines):
-                    break
+                if n == len(lines) and (torn_last_line or not text.endswith("\n")):
+                    break  # a write cut short (its newline never came), or a run that may be writing it now
                 raise ValueError(f"{path}:{n} is not a JSON record ({err})") from None
     if not records and not torn_last_line:
         raise ValueError(f"{path} is empty: the run has not finished an iteration yet")
@@ -112,9 +181,18 @@ def run_options(config: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_config(out: Path, record: dict[str, Any]) -> Path:
-    """Write ``<out>/config.json``."""
-    path = out / CONFIG
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    """Write ``<out>/config.json`` whole or not at all (a temporary file renamed over it: a ``--resume`` reads it);
+    :class:`OutOfSpaceError` when the disk is full."""
+    path, tmp = out / CONFIG, out / (CONFIG + ".tmp")
+    try:
+        tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        if is_out_of_space(err):
+            raise OutOfSpaceError(err.errno, space_message(out, f"writing {path}", None, "it was not changed")) \
+                from err
+        raise
     return path
 
 
@@ -136,11 +214,20 @@ def trim_progress(out: Path, iteration: int) -> int:
             continue
         (kept if (record.get("iteration") or 0) <= iteration else dropped).append(line)
     if dropped:
-        with (out / DISCARDED).open("a") as f:
-            f.write("".join(line + "\n" for line in dropped))
+        fd = os.open(out / DISCARDED, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         tmp = path.with_suffix(".jsonl.tmp")
-        tmp.write_text("".join(line + "\n" for line in kept))
-        os.replace(tmp, path)
+        try:
+            append_line(fd, "".join(line + "\n" for line in dropped))
+            tmp.write_text("".join(line + "\n" for line in kept))
+            os.replace(tmp, path)
+        except OSError as err:
+            tmp.unlink(missing_ok=True)
+            if is_out_of_space(err):
+                raise OutOfSpaceError(err.errno, space_message(out, f"setting records aside in {DISCARDED}", None,
+                                                               f"{PROGRESS} was not changed")) from err
+            raise
+        finally:
+            os.close(fd)
     return len(dropped)
 
 
@@ -148,11 +235,17 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
     """Write ``<out>/checkpoint`` atomically with ``algo.save_to_path``: into ``checkpoint.tmp`` (its completion
     marker last), then swapped in by renames, the previous one kept as ``checkpoint.prev`` until the new one is in
     place. A crash at any moment leaves a complete checkpoint under ``checkpoint`` or ``checkpoint.prev``
-    (:func:`latest_checkpoint`)."""
+    (:func:`latest_checkpoint`). A write that runs out of space is removed and raises :class:`OutOfSpaceError`: the
+    last complete checkpoint stays as it was."""
     final, tmp, prev = out / CHECKPOINT, out / CHECKPOINT_TMP, out / CHECKPOINT_PREV
     if tmp.exists():  # left by a write that was cut short
         shutil.rmtree(tmp)
-    algo.save_to_path(str(tmp))
+    try:
+        algo.save_to_path(str(tmp))
+    except Exception as err:
+        if not is_out_of_space(err):
+            raise
+        raise _checkpoint_out_of_space(out, tmp) from err
     if final.exists():
         if prev.exists():
             shutil.rmtree(prev)
@@ -161,6 +254,19 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
     if prev.exists():
         shutil.rmtree(prev)
     return final
+
+
+def _checkpoint_out_of_space(out: Path, tmp: Path) -> OutOfSpaceError:
+    """The error of a checkpoint write that ran out of space, after removing what it wrote (which frees that space):
+    a checkpoint needs about the size of the last complete one, else more than what was written before the disk
+    filled."""
+    written = directory_bytes(tmp)
+    shutil.rmtree(tmp, ignore_errors=True)
+    last = latest_checkpoint(out)
+    doing = f"writing the checkpoint {tmp}" + ("" if last else f" (a checkpoint takes more than the {_mb(written)} "
+                                                                f"written before the disk filled)")
+    return OutOfSpaceError(errno.ENOSPC, space_message(out, doing, directory_bytes(last) or None,
+                                                       f"the partial write ({_mb(written)}) was removed"))
 
 
 def latest_checkpoint(out: Path, verify: Callable[[Path], Any] | None = None) -> Path | None:
@@ -220,20 +326,34 @@ def log_scalars(writer, record: dict, step: int, prefix: str) -> None:
 
 
 class ProgressLog:
-    """Appends records to ``<out>/progress.jsonl`` (flushed each time) and their numbers to TensorBoard, each at its
-    ``frames_trained``; ``prefix`` names the top-level scalars (the algorithm)."""
+    """Appends records to ``<out>/progress.jsonl``, each a whole line in one write (:func:`append_line`), and their
+    numbers to TensorBoard, each at its ``frames_trained``; ``prefix`` names the top-level scalars (the algorithm). A
+    full disk raises :class:`OutOfSpaceError` with the file holding whole records only."""
 
     def __init__(self, out: Path, prefix: str):
-        self._file = (out / PROGRESS).open("a")
+        self._out = out
+        self._fd = os.open(out / PROGRESS, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         self._writer = _tensorboard(out)
         self._prefix = prefix
 
     def write(self, record: dict) -> None:
-        log_scalars(self._writer, record, int(record.get("frames_trained") or 0), self._prefix)
-        self._file.write(json.dumps(record, default=float) + "\n")
-        self._file.flush()
+        line = json.dumps(record, default=float) + "\n"
+        try:
+            log_scalars(self._writer, record, int(record.get("frames_trained") or 0), self._prefix)
+            append_line(self._fd, line)
+        except OSError as err:
+            if not is_out_of_space(err):
+                raise
+            raise OutOfSpaceError(errno.ENOSPC, space_message(
+                self._out, f"appending a record to {PROGRESS}", len(line),
+                f"the record of iteration {record.get('iteration')} was not written ({PROGRESS} holds whole records "
+                f"only)")) from err
 
     def close(self) -> None:
-        self._file.close()
+        os.close(self._fd)
         if self._writer is not None:
-            self._writer.close()
+            try:
+                self._writer.close()
+            except OSError as err:  # its last events could not be flushed to a full disk: the records hold them
+                if not is_out_of_space(err):
+                    raise

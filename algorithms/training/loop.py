@@ -14,7 +14,9 @@ checkpoint: counters, schedules, elapsed time and the ADP milestones go on (they
 algorithm's ``run_info``), ``progress.jsonl`` is appended to (records written after that checkpoint are moved to
 ``progress.discarded.jsonl``), and ``--stop-time`` / ``--stop-frames`` count from the run's start. A run that starts
 afresh (no ``--resume``, or no complete checkpoint left to resume) moves the records of an earlier run in ``--out``
-to ``progress.discarded.jsonl`` too, so that its curves are its own.
+to ``progress.discarded.jsonl`` too, so that its curves are its own. A full disk stops the run with exit status 1
+and a message that says how much space it needs (:class:`cardrl.run_dir.OutOfSpaceError`); its last complete
+checkpoint and whole records stay, for a ``--resume`` once space is freed.
 
 Reproducing a run (``--deterministic``, DMC only; docs/usage.md): the algorithm samples and updates in a fixed order,
 so one seed gives the same progress records, but for their timing fields (:data:`cardrl.run_dir.TIMING_FIELDS`), and
@@ -24,6 +26,7 @@ clock: a stop or an evaluation by time, or more than one torch thread.
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -345,6 +348,9 @@ def run_training(run_spec: RunSpec) -> int:
                      sink, sink.score_name)
         finally:
             sink.close()
+    except files.OutOfSpaceError as err:  # a full disk stops the run; what it wrote is whole (docs/operations.md)
+        print(f"cardrl train: stopped: {err}", file=sys.stderr, flush=True)
+        return 1
     finally:
         algo.stop()
     return 0

@@ -128,12 +128,17 @@ def read_record(path: str | Path) -> GameRecord:
 
 
 def write_record(record: GameRecord, path: str | Path) -> Path:
-    """Write ``record`` as JSON (atomically: a reader never sees half a file)."""
+    """Write ``record`` as JSON (atomically: a reader never sees half a file; a write that fails, e.g. on a full
+    disk, leaves neither the record nor its temporary file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
-    tmp.replace(path)
+    try:
+        tmp.write_text(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
+        tmp.replace(path)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        raise
     return path
 
 
