@@ -49,7 +49,8 @@ class GameNotation:
     * reading: :meth:`parse_ranks`, :meth:`parse_cards`, :meth:`special_input` (a reading before the generic one),
       :meth:`illegal_reason` (why typed cards are no legal move) and :meth:`no_pass_reason` (why ``pass`` is
       refused);
-    * writing: :meth:`cards_text`, :meth:`move_text`, :meth:`move_name` (a move's name without its cards) and
+    * writing: :meth:`cards_text`, :meth:`card_sort_key`, :meth:`card_marks` (a card's place and marks in a
+      hand shown card by card), :meth:`move_text`, :meth:`move_name` (a move's name without its cards) and
       :meth:`is_pass`;
     * the table: :meth:`seat_label`, :meth:`partner`, :meth:`to_beat`, :meth:`status_lines` (above the hand),
       :meth:`lead_lines` (when nothing is to beat) and :meth:`prompt_hint`;
@@ -127,6 +128,14 @@ class GameNotation:
         """A hand or a move's cards, sorted (the game's order), in the notation that can be typed back."""
         kinds = [k for k in range(54) for _ in range(int(counts[k]))]
         return " ".join(self.card_name(k) for k in kinds)
+
+    def card_sort_key(self, game: Any, kind: int) -> tuple[int, ...]:
+        """Where card ``kind`` (0..53) goes in a sorted hand, lowest first; default: the kind's order."""
+        return (kind,)
+
+    def card_marks(self, game: Any, kind: int) -> tuple[str, ...]:
+        """What marks card ``kind`` out now (GuanDan's ``"wild"`` heart and ``"level"`` cards); default: nothing."""
+        return ()
 
     def ranks_text(self, ranks: np.ndarray) -> str:
         """(15,) counts per rank -> ``"33344"`` (jokers ``B`` / ``R``)."""

@@ -5,14 +5,16 @@ given can be read (docs/web.md, "Security")."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cardrl.eval.records import FORMAT
 
-__all__ = ["Catalog", "NotFound", "build_catalog"]
+__all__ = ["Catalog", "NotFound", "build_catalog", "record_id", "short_agent_id", "evaluation_lines"]
 
 MAX_RECORDS = 5000  # record files listed from the directories given
 
@@ -48,11 +50,20 @@ class Catalog:
 
     def records(self) -> dict[str, Path]:
         """Record id -> path: the files given and the records in the directories given (listed afresh: a running
-        ``cardrl eval --save-games`` adds to them)."""
-        found = list(self.record_files)
+        ``cardrl eval --save-games`` adds to them). An id is derived from the file's path (:func:`record_id`), so
+        it names the same file on every listing however many files come and go."""
+        return {record_id(path): path for path, _ in self._found()}
+
+    def record_list(self) -> list[dict[str, str]]:
+        """Each record's id and name: a file given by its name, one in a directory given by its path there."""
+        return [{"id": record_id(path), "name": name} for path, name in self._found()]
+
+    def _found(self) -> list[tuple[Path, str]]:
+        found = [(path, path.name) for path in self.record_files]
         for folder in self.record_dirs:
-            found += sorted(p for p in folder.rglob("*.json") if _is_record(p))[:MAX_RECORDS]
-        return {f"r{i}": p for i, p in enumerate(found)}
+            paths = sorted(p for p in folder.rglob("*.json") if _is_record(p))[:MAX_RECORDS]
+            found += [(path, path.relative_to(folder).as_posix()) for path in paths]
+        return found
 
     def record_path(self, rid: str) -> Path:
         records = self.records()
@@ -85,11 +96,14 @@ class Catalog:
             if config.get("game") in (spec.name, spec.env_name) and (path / "checkpoint").is_dir():
                 agents[run_id] = f"{config.get('agent_kind') or 'checkpoint'}:{path / 'checkpoint'}"
         for text in self.extra_agents:
-            agents[text] = text
+            agents[short_agent_id(text, agents)] = text
         return agents
 
     def agent_spec(self, game: str, agent_id: str) -> str:
+        """The spec of ``agent_id``: an id of :meth:`agents_for`, or an ``--agent`` spec as given."""
         agents = self.agents_for(game)
+        if agent_id not in agents and agent_id in self.extra_agents:
+            return agent_id
         if agent_id not in agents:
             raise NotFound(f"unknown agent {agent_id!r} for {game}; this server offers {sorted(agents)} (more with "
                            f"cardrl serve --agent SPEC or a run directory)")
@@ -105,9 +119,10 @@ class Catalog:
         except (FileNotFoundError, ValueError):
             records = []
         evals = [r for r in records if r.get("eval")]
+        latest = evals[-1].get("eval") if evals else None
         return {"id": run_id, "name": path.name, "game": config.get("game"), "algo": config.get("algo"),
                 "iterations": len(records), "frames": records[-1].get("frames_trained") if records else None,
-                "latest_eval": evals[-1].get("eval") if evals else None,
+                "latest_eval": latest, "latest_eval_lines": evaluation_lines(latest or {}),
                 "checkpoint": (path / "checkpoint").is_dir()}
 
     def league_table(self, league_id: str) -> dict[str, Any]:
@@ -115,6 +130,39 @@ class Catalog:
         with path.open(newline="") as f:
             rows = list(csv.reader(f))
         return {"id": league_id, "name": path.name, "header": rows[0] if rows else [], "rows": rows[1:]}
+
+
+def record_id(path: Path) -> str:
+    """A game record's id: a digest of its path, the same on every listing and across restarts."""
+    return "r" + hashlib.blake2s(str(path).encode(), digest_size=6).hexdigest()
+
+
+def short_agent_id(spec: str, taken: Mapping[str, str] | None = None) -> str:
+    """The id under which the pages show an ``--agent`` spec: its path cut to the last two parts
+    (``checkpoint:/home/me/runs/dmc/checkpoint`` -> ``checkpoint:dmc/checkpoint``), so no server path is shown and
+    a name fits a seat's box; ``~2``, ``~3`` ... after it when another spec already has that id."""
+    kind, colon, rest = spec.partition(":")
+    path, plus, extra = rest.partition("+")
+    short = spec if "/" not in path else f"{kind}{colon}{'/'.join(Path(path).parts[-2:])}{plus}{extra}"
+    candidate, n, taken = short, 1, taken or {}
+    while candidate in taken and taken[candidate] != spec:
+        n += 1
+        candidate = f"{short}~{n}"
+    return candidate
+
+
+def evaluation_lines(evaluation: Mapping[str, Any]) -> list[str]:
+    """A run's latest evaluation as lines: ``+2.33 [+2.03, +2.62] vs random`` per baseline (the score of side A,
+    ADP or points per deal, with its 95% interval), best first."""
+    rows = [(float(ev["adp"]), name, ev) for name, ev in evaluation.items()
+            if isinstance(ev, Mapping) and isinstance(ev.get("adp"), (int, float))]
+    lines = []
+    for score, name, ev in sorted(rows, key=lambda row: -row[0]):
+        low, high = ev.get("adp_low"), ev.get("adp_high")
+        interval = f" [{low:+.2f}, {high:+.2f}]" if isinstance(low, (int, float)) and isinstance(high, (int, float)) \
+            else ""
+        lines.append(f"{score:+.2f}{interval} vs {short_agent_id(str(name))}")
+    return lines
 
 
 def _read_json(path: Path) -> dict[str, Any]:

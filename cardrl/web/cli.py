@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-__all__ = ["add_serve_arguments", "main_serve", "check_serve", "LOOPBACK"]
+from cardrl.web.guard import LOOPBACK_HOSTS
 
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
+__all__ = ["add_serve_arguments", "main_serve", "check_serve"]
 
 
 def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,8 +27,9 @@ def add_serve_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent-timeout", type=positive_float, default=10.0, metavar="S",
                         help="seconds an agent may take for one move before the game stops with an error "
                              "(default: %(default)s)")
-    parser.add_argument("--max-sessions", type=positive_int, default=200,
-                        help="play sessions at once (default: %(default)s)")
+    parser.add_argument("--max-sessions", type=positive_int, default=20,
+                        help="play sessions one client (a browser) may hold at once; a client starting another game "
+                             "drops its own least recently used one (default: %(default)s)")
     parser.add_argument("--max-stuck", type=int, default=2, metavar="N",
                         help="moves of one agent that may still be running past --agent-timeout (a thread cannot be "
                              "stopped); then that agent's new moves are refused (503) until one finishes "
@@ -64,12 +65,13 @@ def main_serve(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as err:
         print(f"cardrl serve: error: {err}", file=sys.stderr)
         return 2
-    if args.host not in LOOPBACK:
+    if args.host not in LOOPBACK_HOSTS:
         print(f"cardrl serve: warning: listening on {args.host}: anyone who can reach this address can use the app "
               f"(there is no authentication); the default 127.0.0.1 keeps it to this machine", file=sys.stderr)
     print(f"cardrl serve: {len(catalog.runs)} run(s), {len(catalog.records())} game record(s), "
           f"{len(catalog.leagues)} league table(s); http://{args.host}:{args.port}/ (ctrl-C stops)", flush=True)
+    hosts = LOOPBACK_HOSTS if args.host in LOOPBACK_HOSTS else None  # a loopback server checks the Host header
     app = create_app(catalog, agent_timeout_s=args.agent_timeout, max_sessions=args.max_sessions,
-                     max_stuck=args.max_stuck)
+                     max_stuck=args.max_stuck, allowed_hosts=hosts)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

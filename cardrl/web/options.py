@@ -7,12 +7,17 @@ fixes are not offered there."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Any
+
+from cardrl.web.guard import JsonRefused, strict_json
 
 __all__ = ["DEALS_OPTION", "rule_fields", "play_options", "compare_options"]
 
 DEALS_OPTION = "max_deals"  # the play request's ``deals`` sets it; never a field of its own
+MAX_OPTION_CHARS = 1000  # a rule option typed as text (JSON of a mapping such as Big2's penalty_multipliers)
+MAX_OPTION_NUMBER = 1e6
 
 
 def _kind(default: Any) -> str:
@@ -42,10 +47,37 @@ def _coerce(spec: Any, name: str, value: Any) -> Any:
         return value
     if not value.strip():
         return None
+    if len(value) > MAX_OPTION_CHARS:
+        raise ValueError(f"{spec.title} rule option {name}: {len(value)} characters; at most {MAX_OPTION_CHARS}")
     try:
-        return json.loads(value)
+        return strict_json(value)
+    except JsonRefused as err:
+        raise ValueError(f"{spec.title} rule option {name}: {err}") from None
     except ValueError:
         return {"true": True, "false": False, "none": None}.get(value.strip().lower(), value)
+
+
+def _numbers(value: Any):
+    """Every number in ``value`` (a rule option's value: a number, text, or a mapping or list of them)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _numbers(key)
+            yield from _numbers(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _numbers(item)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+def _bounded(spec: Any, name: str, value: Any) -> Any:
+    """``value`` when each of its numbers is finite and at most :data:`MAX_OPTION_NUMBER` in size (a payoff
+    multiplier of 1e300 would overflow the payoffs); ValueError otherwise."""
+    for number in _numbers(value):
+        if not math.isfinite(number) or abs(number) > MAX_OPTION_NUMBER:
+            raise ValueError(f"{spec.title} rule option {name}: {number!r} is out of range; numbers of rule options "
+                             f"are finite and at most {MAX_OPTION_NUMBER:g} in size")
+    return value
 
 
 def _checked(spec: Any, options: Mapping[str, Any], changed: set[str]) -> dict[str, Any]:
@@ -55,7 +87,7 @@ def _checked(spec: Any, options: Mapping[str, Any], changed: set[str]) -> dict[s
         spec.make_engine(**full)
     except TypeError as err:  # an engine's type check (a bool given as text)
         raise ValueError(f"{spec.title} rule options: {err}; allowed: true, false") from None
-    except ValueError as err:
+    except Exception as err:  # any other failure of the engine on a value it was given is the value's fault too
         raise ValueError(f"{spec.title} rule options: {err}") from None
     return {k: full[k] for k in changed}
 
@@ -65,7 +97,7 @@ def _given(spec: Any, rules: Mapping[str, Any], allowed: list[str]) -> dict[str,
     if unknown:
         raise ValueError(f"unknown {spec.title} rule option(s) {unknown} here; allowed: {allowed or 'none'} "
                          f"(docs/rules.md)")
-    return {name: _coerce(spec, name, value) for name, value in rules.items()}
+    return {name: _bounded(spec, name, _coerce(spec, name, value)) for name, value in rules.items()}
 
 
 def play_options(spec: Any, rules: Mapping[str, Any], deals: int) -> dict[str, Any]:

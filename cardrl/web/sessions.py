@@ -8,16 +8,18 @@ import asyncio
 import secrets
 import threading
 import time
-from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+import numpy as np
+
 from cardrl.agents.base import Agent, agent_view
 from cardrl.eval.recording import decision_values
-from cardrl.web.table import TrickTracker, table_state
+from cardrl.web.selection import hand_cards, move_cards_json
+from cardrl.web.table import TrickTracker, table_state, values_json
 
-__all__ = ["AgentError", "AgentRunner", "PlayGame", "SessionStore"]
+__all__ = ["AgentError", "AgentRunner", "PlayGame"]
 
 HINT_MOVES = 10  # hint values shown: the hint agent's best moves
 
@@ -124,7 +126,10 @@ class AgentRunner:
 
 @dataclass
 class PlayGame:
-    """One person's game: ``seat`` is theirs, ``agents`` play the others, ``hint_agent`` (or None) gives hints."""
+    """One person's games, deal after deal: ``seat`` is theirs, ``agents`` play the others, ``hint_agent`` (or None)
+    gives hints. ``seed`` is the deal being played; the next deal is ``seed + 1``. A match (a game of several deals,
+    ``pauses``) stops between its deals until the person asks for the next (``deal_over``: the lines saying how the
+    last deal ended)."""
 
     game_name: str
     seat: int
@@ -134,35 +139,63 @@ class PlayGame:
     specs: dict[int, str]
     hint_agent: Agent | None
     hint_spec: str | None = None
+    pauses: bool = False
     id: str = field(default_factory=lambda: secrets.token_urlsafe(18))
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     failed: str | None = None
     last_used: float = field(default_factory=time.monotonic)
+    results: list[float] = field(default_factory=list)  # the person's payoff of each finished game before this one
 
     def __post_init__(self) -> None:
-        from cardrl.games.registry import get_game
         from cardrl.play.session import notation_for
 
         self.notation = notation_for(self.game_name)
-        self.engine = get_game(self.game_name).make_engine(**self.options).reset(self.seed)
+        self._deal(self.seed)
+
+    def _deal(self, seed: int) -> None:
+        from cardrl.games.registry import get_game
+
+        self.seed = seed
+        self.engine = get_game(self.game_name).make_engine(**self.options).reset(seed)
         for agent in {id(a): a for a in self.agents.values()}.values():
-            agent.reset(self.seed)
+            agent.reset(seed)
         self.tracker = TrickTracker(self.notation, self.engine)
         self.events: list[str] = []
+        self.deal_over: list[str] | None = None
         self._hints: tuple[int, Any] | None = None
 
     @property
     def my_turn(self) -> bool:
-        return not self.engine.is_over and int(self.engine.current_player) == self.seat
+        return not self.engine.is_over and self.deal_over is None and int(self.engine.current_player) == self.seat
 
     def apply(self, action: int) -> None:
+        deal = self.tracker.deal
         self.tracker.before(self.engine, action, self.seat)
         self.engine.step(int(action))
-        self.events += self.tracker.after(self.engine, self.seat)
+        lines = self.tracker.after(self.engine, self.seat)
+        self.events += lines
+        if self.pauses and self.tracker.deal != deal and not self.engine.is_over:
+            self.deal_over = lines
+
+    def next_deal(self) -> None:
+        """Go on after a deal: the match's next deal, or a new game on the next seed; ValueError while a deal is
+        being played."""
+        if self.deal_over is not None:
+            self.deal_over = None
+            self.events = []
+        elif self.engine.is_over:
+            self.results.append(self.my_payoff())
+            self._deal((self.seed + 1) % 2**63)
+        else:
+            raise ValueError("this deal is still being played: finish it first (or start a new game)")
+
+    def my_payoff(self) -> float:
+        """The person's payoff so far in this game: of the finished game, or of a match's finished deals."""
+        return float(np.asarray(self.engine.payoffs())[self.seat])
 
     async def advance(self, runner: AgentRunner) -> None:
-        """Let the agents move until it is the person's turn or the game is over."""
-        while not self.engine.is_over and not self.my_turn:
+        """Let the agents move until it is the person's turn, a deal of a match has ended, or the game is over."""
+        while not self.engine.is_over and self.deal_over is None and not self.my_turn:
             seat = int(self.engine.current_player)
             agent = self.agents[seat]
             view = agent_view(agent, self.engine, seat)
@@ -181,55 +214,33 @@ class PlayGame:
             view = self.engine.view(self.seat)
             entry = await runner.call(f"the hint agent {self.hint_spec!r}", decision_values, self.hint_agent, view,
                                       self.engine.legal_moves(), HINT_MOVES, key=self.hint_spec)
-            moves = None if entry is None else {"kind": entry["kind"], "moves": [
-                {"id": a, "text": self.notation.move_text(self.engine, a), "value": v} for a, v in entry["moves"]]}
-            self._hints = (step, moves)
+            self._hints = (step, values_json(self.notation, self.engine, entry))
         return self._hints[1]
 
     def state(self) -> dict[str, Any]:
-        """What the person sees: their hand, the others' card counts, the table, their legal moves, the log."""
+        """What the person sees: their hand card by card, the others' card counts, the table, their legal moves with
+        the cards each uses, the log, the session's score; at the end the result and the actions."""
         from cardrl.play.input import display_order
 
         game, n = self.engine, self.notation
         out = table_state(n, game, self.tracker, self.seat)
         legal = display_order(n, game, game.legal_moves()) if self.my_turn else []
-        out.update(session=self.id, game=self.game_name, seat=self.seat, seed=self.seed, your_turn=self.my_turn,
+        cards = move_cards_json(n, game, legal)
+        out.update(session=self.id, game=self.game_name, seat=self.seat, seed=str(self.seed), your_turn=self.my_turn,
                    seats_agents={str(s): spec for s, spec in self.specs.items()},
-                   legal=[{"id": int(a), "text": n.move_text(game, a)} for a in legal],
+                   my_cards=hand_cards(n, game, self.seat),
+                   legal=[{"id": int(a), "text": n.move_text(game, a), "cards": c} for a, c in zip(legal, cards)],
                    log=self.tracker.deal_log(), events=self.events[-12:], failed=self.failed,
-                   to_beat=(n.to_beat(game) or (None,))[0], has_hints=self.hint_agent is not None)
+                   to_beat=(n.to_beat(game) or (None,))[0], has_hints=self.hint_agent is not None,
+                   deal_over=self.deal_over, score=self.score())
         if game.is_over:
             out["result"] = n.result_lines(game, self.seat)
             out["actions"] = [int(a) for a in game.actions]
         return out
 
-
-class SessionStore:
-    """Play sessions by id, at most ``limit``; the least recently used idle one goes when full."""
-
-    def __init__(self, limit: int = 200, idle_s: float = 3600.0):
-        self.limit, self.idle_s = int(limit), float(idle_s)
-        self._sessions: OrderedDict[str, PlayGame] = OrderedDict()
-
-    def add(self, session: PlayGame) -> None:
-        now = time.monotonic()
-        for sid in [s for s, g in self._sessions.items() if now - g.last_used > self.idle_s]:
-            del self._sessions[sid]
-        if len(self._sessions) >= self.limit:
-            oldest = next(iter(self._sessions))
-            if now - self._sessions[oldest].last_used < 60:
-                raise AgentError(f"{self.limit} games are in progress; try again in a minute", 503)
-            del self._sessions[oldest]
-        self._sessions[session.id] = session
-
-    def get(self, sid: str) -> PlayGame:
-        session = self._sessions.get(sid)
-        if session is None:
-            raise KeyError(f"no play session {sid!r} (it ended, expired after {self.idle_s:g} s idle, or the server "
-                           f"restarted): start a new game")
-        session.last_used = time.monotonic()
-        self._sessions.move_to_end(sid)
-        return session
-
-    def __len__(self) -> int:
-        return len(self._sessions)
+    def score(self) -> dict[str, Any]:
+        """The session's running score: games finished and the person's total payoff (a match in progress counts
+        its finished deals)."""
+        now = self.my_payoff()
+        return {"games": len(self.results) + int(self.engine.is_over), "total": sum(self.results) + now,
+                "this_game": now}

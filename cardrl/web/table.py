@@ -11,7 +11,7 @@ import numpy as np
 from cardrl.eval.records import GameRecord
 from cardrl.games.notation import GameNotation
 
-__all__ = ["table_state", "record_frames", "values_json", "TrickTracker"]
+__all__ = ["table_state", "record_frames", "record_json", "values_json", "TrickTracker"]
 
 
 class TrickTracker:
@@ -110,3 +110,14 @@ def record_frames(record: GameRecord, notation: GameNotation) -> list[dict[str, 
                 result=notation.result_lines(game, 0)[:-1] if game.is_over else [])
     frames.append(last)
     return frames
+
+
+def record_json(rec, frames: list[dict[str, Any]]) -> dict[str, Any]:
+    """A game record as the replay and compare pages take it: the seed as a string, the seats' agents by short
+    name, the frames (:func:`cardrl.web.table.record_frames`)."""
+    from cardrl.games.registry import get_game
+    from cardrl.web.catalog import short_agent_id
+
+    return {"game": rec.game, "title": get_game(rec.game).title, "seed": str(rec.seed), "options": rec.options,
+            "seats_agents": [short_agent_id(s) for s in rec.seats], "label": rec.label, "source": rec.source,
+            "payoffs": rec.payoffs, "actions": rec.actions, "frames": frames}

@@ -18,6 +18,9 @@ from helpers.ports import free_port  # noqa: F401  (the web tests take it from h
 from helpers.tiny_checkpoint import save_doudizhu_bidding_checkpoint, save_doudizhu_checkpoint
 
 
+BIG_SEED = 2**62 + 2**53 + 167  # a deal seed above 2**53: a JavaScript number would round it
+
+
 def wait_ready(url: str, proc: subprocess.Popen | None = None, timeout_s: float = 60.0) -> None:
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -47,18 +50,29 @@ def make_served_data(root: Path) -> dict[str, Path]:
     bidding = get_game("doudizhu").full_options({"bidding": True})
     save_games(f"checkpoint:{bidder}", "rule", "doudizhu", bidding, [3], records / "bidding")
     save_games("rule", "random", "guandan", get_game("guandan").full_options({"max_deals": 2, "tribute_decisions": True}), [7], records)
+    save_games(f"checkpoint:{ckpt}", "rule", "doudizhu", get_game("doudizhu").full_options(), [BIG_SEED],
+               records / "big_seed")
     run = root / "run_dmc"
     run.mkdir()
     shutil.copytree(ckpt, run / "checkpoint")
-    record = {"time_s": 30.0, "iteration": 1, "frames_trained": 600, "frames_per_s": 20.0, "losses": {"landlord": 0.4}}
-    final = {**record, "iteration": 2, "final": True, "reached_adp_above_0": {},
-             "eval": {"random": {"adp": 0.3, "adp_low": -0.2, "adp_high": 0.8}}}
-    (run / "progress.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(final) + "\n")
+    (run / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _progress()))
     (run / "config.json").write_text(json.dumps({"game": "doudizhu", "title": "DouDiZhu", "algo": "dmc",
                                                  "agent_kind": "checkpoint"}))
     assert main(["eval", "big2", "--league", "rule", "random", "--deals", "2", "--workers", "0",
                  "--out", str(root / "league")]) == 0
     return {"ckpt": ckpt, "bidding_ckpt": bidder, "records": records, "run": run, "league": root / "league.csv"}
+
+
+def _progress() -> list[dict]:
+    """A short run's progress records: four evaluations against random and the rule agent, the last one final."""
+    records = []
+    for i in range(1, 5):
+        record = {"time_s": 30.0 * i, "iteration": i, "frames_trained": 600 * i, "frames_per_s": 20.0,
+                  "losses": {"landlord": 0.4 / i}}
+        evals = {"random": {"adp": 0.3 * i, "adp_low": 0.3 * i - 0.5, "adp_high": 0.3 * i + 0.5},
+                 "rule": {"adp": -1.2 + 0.2 * i, "adp_low": -1.7 + 0.2 * i, "adp_high": -0.7 + 0.2 * i}}
+        records.append({**record, "eval": evals, "reached_adp_above_0": {}, **({"final": True} if i == 4 else {})})
+    return records
 
 
 def start_cli_server(paths: list[str], agents: list[str], port: int) -> subprocess.Popen:

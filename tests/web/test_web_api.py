@@ -10,6 +10,7 @@ import requests
 from cardrl.eval.records import read_record
 from cardrl.games.registry import get_game
 from cardrl.play.session import notation_for
+from cardrl.web.catalog import short_agent_id
 
 
 def get(url, path, status=200):
@@ -28,9 +29,11 @@ def test_info_lists_games_agents_runs_and_records(server, served):
     info = get(server, "/api/info")
     games = {g["name"]: g for g in info["games"]}
     assert set(games) == {"doudizhu", "big2", "guandan"}
-    assert {"random", "rule", "run0", f"checkpoint:{served['ckpt']}"} <= set(games["doudizhu"]["agents"])
+    ckpt = short_agent_id(f"checkpoint:{served['ckpt']}")
+    assert ckpt == f"checkpoint:{served['ckpt'].parent.name}/ckpt"  # no server path shown
+    assert {"random", "rule", "run0", ckpt} <= set(games["doudizhu"]["agents"])
     assert "run0" not in games["big2"]["agents"]  # the run's checkpoint plays DouDiZhu only
-    assert info["runs"] == ["run0"] and info["leagues"] == ["league0"] and info["records"] == 2 + 4 + 2 + 6
+    assert info["runs"] == ["run0"] and info["leagues"] == ["league0"] and info["records"] == 2 + 4 + 2 + 6 + 2
 
 
 def test_replay_frames_show_every_hand_and_the_values(server, served):
@@ -68,7 +71,7 @@ def test_replay_of_a_guandan_match_shows_tribute_levels_and_both_deals(server):
 
 def test_replay_of_a_whole_game_record_shows_the_bids_their_values_then_the_landlord(server, served):
     records = {r["name"]: r["id"] for r in get(server, "/api/records")}
-    data = get(server, f"/api/records/{records['doudizhu_0000_a-seat-0.json']}")
+    data = get(server, f"/api/records/{records['bidding/doudizhu_0000_a-seat-0.json']}")
     record = read_record(served["records"] / "bidding" / "doudizhu_0000_a-seat-0.json")
     assert data["options"]["bidding"] is True and data["actions"] == record.actions
     game = get_game("doudizhu").make_engine(bidding=True).reset(record.seed)
@@ -234,7 +237,10 @@ def test_compare_two_agents_on_one_deal_with_seats_swapped(server):
 
 def test_runs_show_the_report_and_league_tables(server):
     runs = get(server, "/api/runs")
-    assert runs[0]["id"] == "run0" and runs[0]["latest_eval"]["random"]["adp"] == 0.3 and runs[0]["checkpoint"]
+    assert runs[0]["id"] == "run0" and runs[0]["latest_eval"]["random"]["adp"] == 1.2 and runs[0]["checkpoint"]
+    assert runs[0]["latest_eval_lines"] == ["+1.20 [+0.70, +1.70] vs random", "-0.40 [-0.90, +0.10] vs rule"]
+    png = requests.get(server + "/runs/run0/curves.png", timeout=60)
+    assert png.status_code == 200 and png.headers["content-type"] == "image/png" and png.content[:4] == b"\x89PNG"
     page = requests.get(server + "/runs/run0/report", timeout=60)
     assert page.status_code == 200 and "Learning curves" in page.text and "data:image/png;base64," in page.text
     league = get(server, "/api/leagues")[0]

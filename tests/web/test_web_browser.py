@@ -90,7 +90,7 @@ def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
     assert "Q of the top moves" in table
     assert browser.find_elements("css selector", "#replay-table .values tr.chosen")
     shots(browser, "replay_doudizhu_values")
-    _load_record(browser, server, "doudizhu_0000_a-seat-0.json", "A seat 0")  # the whole game: bids, then landlord
+    _load_record(browser, server, "bidding/doudizhu_0000_a-seat-0.json", "A seat 0")  # the whole game: bids, then landlord
     assert "Bidding: bids so far none yet" in _by_id(browser, "replay-table").text
     while "Bidding" in _by_id(browser, "replay-table").text:
         _by_id(browser, "replay-fwd").click()

@@ -31,11 +31,18 @@ class GuanDanNotation(GameNotation):
         return 2
 
     def cards_text(self, counts: np.ndarray, game: Any) -> str:
-        level = game.level
-        wild = 4 * level + 2
+        wild = 4 * game.level + 2
         kinds = [k for k in range(54) for _ in range(int(counts[k]))]
-        kinds.sort(key=lambda k: (_card_power(k, level), k))
+        kinds.sort(key=lambda k: self.card_sort_key(game, k))
         return " ".join(self.card_name(k) + ("*" if k == wild else "") for k in kinds)
+
+    def card_sort_key(self, game: Any, kind: int) -> tuple[int, ...]:
+        return (_card_power(kind, game.level), kind)
+
+    def card_marks(self, game: Any, kind: int) -> tuple[str, ...]:
+        if kind == 4 * game.level + 2:
+            return ("wild",)
+        return ("level",) if kind < 52 and kind // 4 == game.level else ()
 
     def move_text(self, game: Any, action: int) -> str:
         move = game.move_of(int(action))
