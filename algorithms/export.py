@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from cardrl.checkpoint_trust import warn_if_untrusted
+
 __all__ = ["add_export_arguments", "check_export", "main_export", "export_checkpoint", "EXPORT_FORMATS"]
 
 EXPORT_FORMATS = ("onnx", "safetensors")
@@ -113,6 +115,7 @@ def check_export(args: argparse.Namespace) -> None:
         raise ValueError(f"--out {out} is not empty (give --force to write into it)")
     if out.resolve() == Path(args.checkpoint).resolve() or Path(args.checkpoint).resolve() in out.resolve().parents:
         raise ValueError(f"--out {out} is inside the checkpoint {args.checkpoint}: write the export elsewhere")
+    warn_if_untrusted(args.checkpoint, "cardrl export")  # reading its state unpickles it
     kind, counters = _checkpoint_kind(Path(args.checkpoint))
     if counters.get("bidding"):
         raise ValueError(f"{args.checkpoint} is a whole-game checkpoint (bidding networks): export covers card-play "

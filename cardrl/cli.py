@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 
 from cardrl.args import SignedValuesParser
+from cardrl.checkpoint_trust import trusting
 from cardrl.presets import expand_preset
 
 DEFAULT_ALGO = "dmc"
@@ -89,12 +90,22 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
         command.add_argument("--verbose", action="store_true",
                              help="show every line Ray and RLlib print, the known-harmless startup lines included "
                                   "(cardrl/quiet.py lists them)")
+    _add_trust_flag((train, tune, evaluate, play, serve, export))
     for command in (train, tune):  # cardrl.presets expands these before the parse; here for --help
         command.add_argument("--preset", metavar="NAME",
                              help="start from a preset of the papers' table (docs/presets.md): its game, algorithm "
                                   "and options take the place of the flag, and a flag after it wins")
         command.add_argument("--list-presets", action="store_true", help="print the presets and exit")
     return parser
+
+
+def _add_trust_flag(commands) -> None:
+    """``--trust-checkpoint`` on the commands that may load a checkpoint (cardrl/checkpoint_trust.py)."""
+    for command in commands:
+        command.add_argument("--trust-checkpoint", action="store_true",
+                             help="load the RLlib checkpoints this command names without the warning that they may "
+                                  "run code: for checkpoints from someone you trust that this machine did not write "
+                                  "(the same as CARDRL_TRUST_CHECKPOINTS=1; docs/operations.md, \"Security\")")
 
 
 def _algo_in(argv: list[str]) -> str:
@@ -217,7 +228,8 @@ def check_command_line(argv: list[str]) -> int:
     if args is None:
         return 2
     try:
-        resolve(COMMANDS[args.command].check)(args)
+        with trusting(vars(args).get("trust_checkpoint", False)):
+            resolve(COMMANDS[args.command].check)(args)
     except (ValueError, FileNotFoundError) as err:
         print(f"cardrl {_name(args)}: error: {err}", file=sys.stderr)
         return 2
@@ -234,9 +246,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     command = COMMANDS[args.command]
     try:
-        if args.command in _CHECKED_FIRST:
-            resolve(command.check)(args)
-        return resolve(command.run)(args) or 0
+        with trusting(vars(args).get("trust_checkpoint", False)):  # --trust-checkpoint, for this command only
+            if args.command in _CHECKED_FIRST:
+                resolve(command.check)(args)
+            return resolve(command.run)(args) or 0
     except (ValueError, FileNotFoundError) as err:
         print(f"cardrl {_name(args)}: error: {err}", file=sys.stderr)
         return 2

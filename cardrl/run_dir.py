@@ -34,10 +34,12 @@ import shutil
 from pathlib import Path
 from typing import Any, Callable
 
+from cardrl.whole_lines import append_line
+
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "run_options", "write_config", "trim_progress", "save_checkpoint",
            "latest_checkpoint", "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing",
-           "OutOfSpaceError", "is_out_of_space", "append_line", "directory_bytes", "space_message"]
+           "OutOfSpaceError", "is_out_of_space", "directory_bytes", "space_message"]
 
 PROGRESS, DISCARDED, CONFIG, TENSORBOARD = "progress.jsonl", "progress.discarded.jsonl", "config.json", "tb"
 CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "checkpoint.prev"
@@ -94,20 +96,6 @@ def space_message(out: Path, doing: str, needed: int | None, outcome: str) -> st
     return (f"no space left on the device of {out} while {doing} ({_mb(free)} free there"
             + (f"; it needs about {_mb(needed)}" if needed else "") + f"): {outcome}; {kept}. Free space{more} "
             f"and continue the run with --resume (docs/operations.md, \"A full disk\")")
-
-
-def append_line(fd: int, line: str) -> None:
-    """Append ``line`` (ending in a newline) to the file open at ``fd`` with ``O_APPEND``. When a write fails part-way
-    (a full disk), the file is cut back to where it ended before, so that it holds whole lines only, and the OSError
-    is raised."""
-    data = memoryview(line.encode())
-    end = os.lseek(fd, 0, os.SEEK_END)
-    try:
-        while data:
-            data = data[os.write(fd, data):]
-    except OSError:
-        os.ftruncate(fd, end)
-        raise
 
 
 def without_timing(record: Any, timing: frozenset[str] = TIMING_FIELDS) -> Any:
@@ -236,7 +224,8 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
     marker last), then swapped in by renames, the previous one kept as ``checkpoint.prev`` until the new one is in
     place. A crash at any moment leaves a complete checkpoint under ``checkpoint`` or ``checkpoint.prev``
     (:func:`latest_checkpoint`). A write that runs out of space is removed and raises :class:`OutOfSpaceError`: the
-    last complete checkpoint stays as it was."""
+    last complete checkpoint stays as it was. The checkpoint is recorded as produced on this machine
+    (:mod:`cardrl.checkpoint_trust`: loading it gives no warning)."""
     final, tmp, prev = out / CHECKPOINT, out / CHECKPOINT_TMP, out / CHECKPOINT_PREV
     if tmp.exists():  # left by a write that was cut short
         shutil.rmtree(tmp)
@@ -246,6 +235,7 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
         if not is_out_of_space(err):
             raise
         raise _checkpoint_out_of_space(out, tmp) from err
+    _record_as_produced(tmp, final)
     if final.exists():
         if prev.exists():
             shutil.rmtree(prev)
@@ -254,6 +244,18 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
     if prev.exists():
         shutil.rmtree(prev)
     return final
+
+
+def _record_as_produced(checkpoint: Path, final: Path) -> None:
+    """Record ``checkpoint`` (to be renamed ``final``) as produced here; a record that can not be written (a
+    read-only home, a full disk) is said, and the run goes on: loading the checkpoint will warn."""
+    from cardrl.checkpoint_trust import record_produced
+
+    try:
+        record_produced(checkpoint, final)
+    except OSError as err:
+        print(f"note: {final} could not be recorded as produced on this machine ({err}); loading it will warn that "
+              f"it may run code", flush=True)
 
 
 def _checkpoint_out_of_space(out: Path, tmp: Path) -> OutOfSpaceError:

@@ -1,4 +1,5 @@
 import os
+import tempfile
 
 import pytest
 from hypothesis import settings
@@ -6,6 +7,10 @@ from hypothesis import settings
 from helpers.local_ray import init_local_ray
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
+# The checkpoints the tests load are their own: trusted (tests/test_checkpoint_trust.py unsets this), and the record of
+# those they produce kept out of the user's home (cardrl/checkpoint_trust.py)
+os.environ.setdefault("CARDRL_TRUST_CHECKPOINTS", "1")
+os.environ.setdefault("CARDRL_STATE_DIR", tempfile.mkdtemp(prefix="cardrl-test-state-"))
 
 # Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: "ci" (what .ci/run uses) draws the same examples on every run, so
 # that a failure in CI reproduces; "default" draws new ones each run. Longer fuzzing: docs/operations.md, "Fuzzing".
@@ -34,3 +39,14 @@ def pytest_sessionfinish(session, exitstatus):
     ray = sys.modules.get("ray")
     if ray is not None and ray.is_initialized():
         ray.shutdown()
+
+
+def pytest_runtest_setup(item):
+    """CI's time budget (.ci/run sets ``CARDRL_TEST_DEADLINE``, a Unix time): a slow test that would start after it is
+    skipped, saying so, so that the whole CI run stays within its hour; without the variable every test runs."""
+    deadline = os.environ.get("CARDRL_TEST_DEADLINE")
+    if deadline and item.get_closest_marker("slow") is not None:
+        import time
+
+        if time.time() > float(deadline):
+            pytest.skip(f"CI time budget: slow tests start only until {float(deadline):.0f} (CARDRL_TEST_DEADLINE)")

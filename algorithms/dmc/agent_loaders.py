@@ -263,4 +263,5 @@ def register() -> None:
     register_agent_loader(AgentLoader("checkpoint", load_checkpoint_agent,
                                       "checkpoint:PATH[:MODULE|oracle|unpruned,...]"),
                           replace=True)
-    register_agent_loader(AgentLoader("douzero", load_douzero_agent, "douzero:DIR"), replace=True)
+    register_agent_loader(AgentLoader("douzero", load_douzero_agent, "douzero:DIR", runs_code=False),  # weights_only
+                          replace=True)

@@ -11,13 +11,13 @@ the run it continues.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from pathlib import Path
 from typing import Any, Mapping
 
 from cardrl.algorithms.common.game_defaults import default_module_mapping
+from cardrl.checkpoint_trust import file_sha256
 from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS, layout_identity
 from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS, DMCCounters
@@ -54,7 +54,7 @@ def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> P
             os.fsync(f.fileno())
         name = file.relative_to(root).as_posix()
         files[name] = file.stat().st_size
-        digests[name] = _sha256(file)
+        digests[name] = file_sha256(file)
     record = {"format": 1, "files": files, "sha256": digests, **({"info": dict(info)} if info else {})}
     tmp = root / (MANIFEST + ".tmp")
     with tmp.open("w") as f:
@@ -63,14 +63,6 @@ def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> P
         os.fsync(f.fileno())
     os.replace(tmp, root / MANIFEST)
     return root / MANIFEST
-
-
-def _sha256(file: Path) -> str:
-    digest = hashlib.sha256()
-    with file.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def missing_module_files(module_dir: Path, root: Path) -> list[str]:
@@ -103,7 +95,7 @@ def verify_checkpoint(path: str | Path, *, algorithm: bool = True) -> dict | Non
         # same size, other bytes (a bit flip, a bad copy): the digests of manifests that record them
         wrong += sorted(f"{name} (its bytes differ from those written)" for name, digest in
                         digests.items() if name in files and name not in missing
-                        and (root / name).stat().st_size == files[name] and _sha256(root / name) != digest)
+                        and (root / name).stat().st_size == files[name] and file_sha256(root / name) != digest)
         if missing or wrong:
             raise IncompleteCheckpointError(
                 f"checkpoint {path} is incomplete or corrupt: "

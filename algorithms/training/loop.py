@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol
 
 from cardrl import run_dir as files
+from cardrl.checkpoint_trust import warn_if_untrusted
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.registry import driver as driver_of
@@ -269,6 +270,7 @@ def _check_run_options(run_spec: RunSpec) -> bool:
     if run.restore is not None:
         if not Path(run.restore).is_dir():
             raise FileNotFoundError(f"--restore {run.restore}: no such checkpoint directory")
+        warn_if_untrusted(run.restore, "--restore")
         if driver_of(run_spec.algo).verify_checkpoint is not None:
             try:
                 driver_of(run_spec.algo).verify_checkpoint(Path(run.restore))
@@ -335,6 +337,8 @@ def run_training(run_spec: RunSpec) -> int:
     resume_from = files.latest_checkpoint(out, driver.verify_checkpoint) if resume else None
     if resume and resume_from is None:
         print(f"--resume: {out} has no complete checkpoint; starting a fresh run", flush=True)
+    elif resume:
+        warn_if_untrusted(resume_from, "--resume")  # a run another machine wrote (a new head on shared storage)
     algo = config.build_algo()
     try:
         set_learner_threads(algo, run_spec.run.learner_threads)

@@ -248,5 +248,5 @@ def load_weights_agent(path: str, game: str, options: Mapping[str, Any], module:
 
 def register() -> None:
     """Register the ``onnx`` and ``weights`` agent-spec kinds (the ``cardrl.agent_loaders`` entry point)."""
-    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx"), replace=True)
-    register_agent_loader(AgentLoader("weights", load_weights_agent, "weights:DIR"), replace=True)
+    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx", runs_code=False), replace=True)
+    register_agent_loader(AgentLoader("weights", load_weights_agent, "weights:DIR", runs_code=False), replace=True)

@@ -24,13 +24,17 @@ class AgentLoader:
     """How to build an agent from ``KIND:PATH[:MODULE]``: ``load(path, game, options, module) -> Agent``.
 
     ``usage`` is the spec's form for help texts (``"checkpoint:PATH[:MODULE]"``); ``games`` the games it can play
-    (``None``: any registered game).
+    (``None``: any registered game); ``runs_code``: loading its files may run code they carry (a pickle, such as an
+    RLlib checkpoint), so a path this machine did not produce is warned about first
+    (:mod:`cardrl.checkpoint_trust`). A loader that reads data only (safetensors, ONNX, torch's ``weights_only``)
+    says ``runs_code=False``.
     """
 
     kind: str
     load: Callable[[str, str, Mapping[str, Any], str | None], Agent]
     usage: str
     games: tuple[str, ...] | None = None
+    runs_code: bool = True
 
 
 _LOADERS: dict[str, AgentLoader] = {}

@@ -30,6 +30,7 @@ from typing import Any
 from cardrl.agents.base import Agent
 from cardrl.agents.loaders import agent_loader, loader_kinds
 from cardrl.args import path_arg
+from cardrl.checkpoint_trust import warn_if_untrusted
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["AgentSpec", "parse_agent_spec", "agent_spec_arg", "build_agent", "spec_help", "check_bids", "BUILTIN_KINDS", "BIDDER_SEP"]
@@ -136,7 +137,9 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
                 seed: int = 0) -> Agent:
     """Build the agent of ``spec`` for ``game`` with rule ``options`` (the deal file's). ``seed`` seeds a
     ``random`` spec without its own seed. Raises ValueError/FileNotFoundError before any game is played when the
-    spec does not parse, does not apply to the game, or a checkpoint does not fit it."""
+    spec does not parse, does not apply to the game, or a checkpoint does not fit it. A checkpoint of a loader that
+    may run code, not produced on this machine, is warned about before it is loaded
+    (:mod:`cardrl.checkpoint_trust`)."""
     spec = spec if isinstance(spec, AgentSpec) else parse_agent_spec(spec)
     if spec.bidder is not None:
         from dataclasses import replace
@@ -175,6 +178,8 @@ def build_agent(spec: str | AgentSpec, game: str = "doudizhu", options: dict[str
             raise ValueError(f"no loader for agent spec {spec.text!r}")
         if loader.games is not None and game not in loader.games:
             raise ValueError(f"agent spec {spec.text!r} plays {', '.join(loader.games)} only, not {game!r}")
+        if loader.runs_code:
+            warn_if_untrusted(spec.path, f"agent spec {spec.text!r}")
         agent = loader.load(spec.path, game, options, spec.module)
     agent.name = spec.text
     return agent

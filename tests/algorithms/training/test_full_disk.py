@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from cardrl.run_dir import (PROGRESS, OutOfSpaceError, ProgressLog, append_line, directory_bytes, read_progress,
-                            save_checkpoint)
+from cardrl.checkpoint_trust import produced_here
+from cardrl.run_dir import PROGRESS, OutOfSpaceError, ProgressLog, directory_bytes, read_progress, save_checkpoint
+from cardrl.whole_lines import append_line
 from helpers.dmc_configs import small_dmc_config
 
 small_config = partial(small_dmc_config, q_model="mlp", hidden_sizes=(32, 32))
@@ -59,6 +60,7 @@ def test_a_checkpoint_write_out_of_space_keeps_the_last_complete_one(ray_local, 
     try:
         algo.train()
         first = save_checkpoint(algo, out)
+        assert produced_here(first)  # recorded as this machine's: it loads without the warning
         saved_frames, marker = algo.frames_trained, (first / MANIFEST).read_bytes()
         size = directory_bytes(first)
         algo.train()
