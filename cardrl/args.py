@@ -15,16 +15,26 @@ __all__ = ["path_arg", "int_at_least", "positive_int", "non_negative_int", "posi
            "float_in", "SignedValuesParser"]
 
 
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")  # s3://, gs://, hdfs://, file://, ...
+
+
 def path_arg(text: str) -> str:
     """A path option's value made absolute against the current directory when the command line is parsed: the run
     may read it from another directory (Ray workers), and pyarrow's file systems, which RLlib's checkpoints go
-    through, refuse a relative path ("URI has empty scheme")."""
+    through, refuse a relative path ("URI has empty scheme"). A URI is refused: cardrl's run directories and
+    checkpoints live on a filesystem (their atomic swap is a rename), local or mounted on every machine that reads
+    them (docs/operations.md, "Storage that a new head can read")."""
     if not str(text).strip():
         raise argparse.ArgumentTypeError("a path must not be empty")
+    if _URI.match(str(text).strip()):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is a URI; cardrl reads and writes files on a filesystem path: a local disk, or shared storage "
+            f"mounted at the same path on every machine that needs it (NFS, CephFS, Lustre, EFS; docs/operations.md, "
+            f"\"Storage that a new head can read\")")
     return os.path.abspath(os.path.expanduser(str(text)))
 
 
-path_arg.allowed = "a non-empty path"  # what option_problems says is allowed
+path_arg.allowed = "a non-empty filesystem path (not a URI)"  # what option_problems says is allowed
 
 
 def int_at_least(low: int, what: str = ""):
