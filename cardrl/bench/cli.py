@@ -1,5 +1,5 @@
-"""``cardrl bench env|mcs|train|scale|learning|chaos|soak GAME`` and ``cardrl bench table``: the benchmark subcommands of the ``cardrl``
-command line.
+"""``cardrl bench env|mcs|train|scale|limits|learning|chaos|soak GAME`` and ``cardrl bench table``: the benchmark
+subcommands of the ``cardrl`` command line.
 
 :func:`add_bench_parsers` adds the ``bench`` subcommand to the ``cardrl`` parser's subparsers; :func:`main_bench` runs
 a parsed ``bench`` command (or a list of arguments after ``bench``). Games come from the registry
@@ -70,6 +70,13 @@ _TARGETS = {
               "store and the weight broadcast's cost here, then predicts frames/s and the learner's saturation point "
               "for clusters (docs/scaling.md; e.g. cardrl bench scale doudizhu).",
               "cardrl.bench.scale:add_scale_arguments"),
+    "limits": ("where DMC's time goes: network work per frame and frames per CPU-second of the runner and the "
+               "learner, against the core's peak on the same shapes",
+               "Builds each variant's DMC in this process and measures per role the networks' floating-point work "
+               "per frame, the frames per CPU-second achieved, one core's measured matrix-product and LSTM peak on "
+               "the same shapes and the share of that limit reached (docs/performance.md; e.g. cardrl bench limits "
+               "doudizhu --variants dmc omodmc).",
+               "cardrl.bench.limits:add_limits_arguments"),
     "learning": ("which DMC variant learns fastest: runs as the unit, over frames and minutes, against each baseline",
                  "Trains each variant from each seed to the same frames in its own resumable run directory, "
                  "evaluates all at the same frame milestones on the same deals, and reports with runs as the unit "
@@ -121,7 +128,7 @@ def add_bench_parsers(subparsers) -> argparse.ArgumentParser:
 # each target's check of its options, run before anything is measured (main_bench's callers: cardrl.cli)
 _CHECKS = {"chaos": "cardrl.bench.chaos:check_chaos", "soak": "cardrl.bench.soak:check_soak",
            "learning": "cardrl.bench.learning_cli:check_learning", "train": "cardrl.bench.train:check_bench_train",
-           "scale": "cardrl.bench.scale:check_scale_args"}
+           "scale": "cardrl.bench.scale:check_scale_args", "limits": "cardrl.bench.limits:check_limits"}
 
 
 def check_bench(args: argparse.Namespace) -> None:
@@ -180,6 +187,10 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.scale import main_bench_scale
 
         return main_bench_scale(args)
+    if args.target == "limits":
+        from cardrl.bench.limits import main_bench_limits
+
+        return main_bench_limits(args)
     if args.target == "learning":
         from cardrl.bench.learning_cli import main_bench_learning
 
@@ -196,5 +207,4 @@ def main_bench(args: argparse.Namespace | Sequence[str] | None = None) -> int:
         from cardrl.bench.readme_table import main_bench_table
 
         return main_bench_table(args.readme, args.write)
-    raise ValueError(f"unknown bench target {args.target!r}; targets: env, mcs, train, scale, learning, chaos, soak, "
-                     f"table")
+    raise ValueError(f"unknown bench target {args.target!r}; targets: {', '.join(_TARGETS)}")

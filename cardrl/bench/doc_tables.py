@@ -1,4 +1,5 @@
-"""The learning tables of docs/*.md, every figure read from a kept ``cardrl bench learning`` ``results.json``.
+"""The tables of docs/*.md read from kept result files: ``cardrl bench learning``'s ``results.json`` and ``cardrl bench
+limits``'s ``--json-out`` record.
 
 A table is a block between two markers; the opening one names what to draw::
 
@@ -10,7 +11,8 @@ A table is a block between two markers; the opening one names what to draw::
 bootstrap interval, then each run's first evaluation above 0 against the first baseline named. ``comparison table``
 (same arguments) draws one row per variant against the benchmark's reference: the verdict, the probability of
 improvement and the difference of means with their intervals, Welch's p and, where not apart, the runs each that
-would decide it. ``cardrl bench table --write`` rewrites every block from its file; a test
+would decide it. ``limits table`` (no columns) draws one row per variant and role of a ``cardrl bench limits``
+record, then each variant's two-core rates. ``cardrl bench table --write`` rewrites every block from its file; a test
 (tests/bench/test_doc_tables.py) fails when a block differs from what its file gives.
 """
 
@@ -23,9 +25,9 @@ from typing import Any
 
 __all__ = ["KINDS", "render_block", "doc_blocks", "write_doc_blocks", "stale_doc_blocks"]
 
-KINDS = ("learning table", "comparison table")
-_BLOCK = re.compile(r"<!-- (learning table|comparison table): (\S+)((?: \S+@\d+)+) -->\n(.*?)<!-- end of \1 -->",
-                    re.S)
+KINDS = ("learning table", "comparison table", "limits table")
+_BLOCK = re.compile(r"<!-- (learning table|comparison table|limits table): (\S+)((?: \S+@\d+)*) -->\n(.*?)"
+                    r"<!-- end of \1 -->", re.S)
 
 
 def _frames(n: float | None) -> str:
@@ -90,10 +92,32 @@ def _comparison_table(figures: dict[str, Any], columns: list[tuple[str, int]]) -
     return lines
 
 
+def _limits_table(record: dict[str, Any]) -> list[str]:
+    lines = ["| variant | role | MFLOP per frame (products + LSTM) | frames per CPU-s | GFLOP/s | core's peak, "
+             "products / LSTM (GFLOP/s) | limit (frames per CPU-s) | share of the limit |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, rows in record["figures"].items():
+        for role in ("runner", "learner"):
+            r = rows[role]
+            lines.append(f"| `{name}` | {role} | {r['matmul_flops_per_frame'] / 1e6:.2f} + "
+                         f"{r['lstm_flops_per_frame'] / 1e6:.2f} | {r['frames_per_cpu_s']:,.0f} | "
+                         f"{r['achieved_gflops']:.1f} | {r['matmul_gflops']:.0f} / {r.get('lstm_gflops', 0.0):.0f} | "
+                         f"{r['limit_frames_per_cpu_s']:,.0f} | {r['share_of_limit']:.0%} |")
+    lines += ["", "| variant | 2 cores, 1 env runner (frames/s) | 2 cores, 2 env runners | at the limit |",
+              "|---|---|---|---|"]
+    for name, rows in record["figures"].items():
+        two = rows["two_cores"]
+        lines.append(f"| `{name}` | {two['frames_1_runners']:,.0f} | {two['frames_2_runners']:,.0f} | "
+                     f"{two['limit_frames_2_runners']:,.0f} |")
+    return lines
+
+
 def render_block(kind: str, figures: dict[str, Any], columns: list[tuple[str, int]]) -> str:
-    """The markdown of one block of ``kind`` from a benchmark's ``results.json`` content."""
+    """The markdown of one block of ``kind`` from its result file's content."""
     if kind not in KINDS:
         raise ValueError(f"unknown table {kind!r}; tables: {', '.join(KINDS)}")
+    if kind == "limits table":
+        return "\n".join(_limits_table(figures))
     lines = _learning_table(figures, columns) if kind == "learning table" else _comparison_table(figures, columns)
     return "\n".join(lines)
 

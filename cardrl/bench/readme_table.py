@@ -218,7 +218,7 @@ def main_bench_table(readme: str, write: bool) -> int:
         print(f"{path}: {'table rewritten' if changed else 'table already current'}", flush=True)
         for page in pages:
             if write_doc_blocks(page, root):
-                print(f"{page}: learning tables rewritten", flush=True)
+                print(f"{page}: tables rewritten", flush=True)
         return 0
     stale = [line for page in pages for line in stale_doc_blocks(page, root)]
     if readme_table(path.read_text()) != table:

@@ -24,7 +24,7 @@ import math
 import time
 from typing import Any
 
-__all__ = ["build_dmc", "measure_runner", "measure_learner", "measure_object_store", "measure_broadcast",
+__all__ = ["build_dmc", "measure_runner", "measure_learner", "fill_buffers", "measure_object_store", "measure_broadcast",
            "BROADCAST_REPEATS"]
 
 BROADCAST_REPEATS = 5
@@ -79,8 +79,10 @@ def _module_frames(samples: list[dict]) -> dict[str, int]:
     return frames
 
 
-def _fill_buffers(algo, samples: list[dict], repeats: int) -> None:
-    """DMC's ingest of the replies, ``repeats`` times over: every module's buffer then holds a batch."""
+def fill_buffers(algo, samples: list[dict], frames_per_update: int) -> None:
+    """DMC's ingest of the replies, as many times over as it takes for every module's buffer to hold a batch of
+    ``frames_per_update`` frames: the next ``training_step`` then updates every module once without sampling."""
+    repeats = max(math.ceil(frames_per_update / n) for n in _module_frames(samples).values())
     for sample in itertools.chain.from_iterable(itertools.repeat(samples, repeats)):
         algo._ingest(sample)
 
@@ -94,13 +96,12 @@ def measure_learner(algo, samples: list[dict], seconds: float, frames_per_update
 
     gpu = torch.cuda.is_available()
     per_module = _module_frames(samples)
-    repeats = max(math.ceil(frames_per_update / n) for n in per_module.values())
     clock = time.perf_counter if gpu else time.process_time
-    _fill_buffers(algo, samples, repeats)
+    fill_buffers(algo, samples, frames_per_update)
     algo.training_step()  # warm-up: optimizer state, first kernels
     updates, elapsed = 0, 0.0
     while elapsed < seconds or updates < _MIN_UPDATES:
-        _fill_buffers(algo, samples, repeats)
+        fill_buffers(algo, samples, frames_per_update)
         t0 = clock()
         algo.training_step()  # the learner's update returns reduced metrics: done (synchronised) on return
         elapsed += clock() - t0
