@@ -1,5 +1,9 @@
+import os
+from pathlib import Path
+
 import pytest
 
+from helpers.browser import start_browser, stop_browser
 from helpers.web_server import free_port, make_served_data, start_cli_server, wait_ready
 
 
@@ -21,3 +25,19 @@ def server(served):
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless chromium at 1280x900 (one per test module; a test that needs a second session starts its own)."""
+    driver = start_browser()
+    yield driver
+    stop_browser(driver)
+
+
+@pytest.fixture
+def shots(tmp_path):
+    """``shots(driver, name)`` saves the page as NAME.png in CARDRL_SCREENSHOTS (default: the test's tmp dir)."""
+    folder = Path(os.environ.get("CARDRL_SCREENSHOTS", tmp_path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return lambda driver, name: driver.save_screenshot(str(folder / f"{name}.png"))

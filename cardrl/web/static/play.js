@@ -157,6 +157,10 @@ async function sendMove(body) {  // a refused move (400) is explained beside the
   }
 }
 
+async function refreshPlay() {  // the game's state asked again (an agent refused for now goes on once it is free)
+  newState(await api("GET", `/api/play/${encodeURIComponent(play.state.session)}`));
+}
+
 async function nextDeal() {
   newState(await api("POST", `/api/play/${encodeURIComponent(play.state.session)}/next`));
 }
