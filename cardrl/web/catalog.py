@@ -121,7 +121,7 @@ class Catalog:
         evals = [r for r in records if r.get("eval")]
         latest = evals[-1].get("eval") if evals else None
         return {"id": run_id, "name": path.name, "game": config.get("game"), "algo": config.get("algo"),
-                "iterations": len(records), "frames": records[-1].get("frames_trained") if records else None,
+                "iterations": records[-1].get("iteration", len(records)) if records else 0, "frames": records[-1].get("frames_trained") if records else None,
                 "latest_eval": latest, "latest_eval_lines": evaluation_lines(latest or {}),
                 "checkpoint": (path / "checkpoint").is_dir()}
 

@@ -41,6 +41,9 @@ def test_replay_shows_the_q_values_of_a_checkpoint(browser, server, shots):
     bars = [float(b.get_attribute("style").split("width:")[1].split("%")[0].strip())
             for b in browser.find_elements("css selector", "#replay-table .values .bar")]
     assert bars == sorted(bars, reverse=True) and bars[0] == 100  # the best move has the longest bar
+    negative = browser.execute_script("return barWidths({kind: 'q', moves: [{value: -0.2}, {value: -0.9}, "
+                                      "{value: -1.5}]})")
+    assert negative[0] == 100 and negative[0] > negative[1] > negative[2] > 0  # so too when every Q is below 0
     shots(browser, "replay")
     load_record(browser, server, "bidding/doudizhu_0000_a-seat-0.json", "A seat 0")  # the whole game: bids first
     assert "Bidding: bids so far none yet" in by_id(browser, "replay-table").text
@@ -103,7 +106,7 @@ def test_compare_two_agents_marks_the_first_difference_and_gives_a_net(browser, 
     assert "run0's net payoff against rule:" in summary and by_id(browser, "compare-net").text.startswith("run0 vs rule")
     if "first differs" in summary:
         assert len(browser.find_elements("css selector", ".decision.diff")) == 2  # marked on both sides
-    assert "run0 in seats 0" in by_id(browser, "compare-left-title").text
+    assert by_id(browser, "compare-left-title").text == "run0 in seat 0 (A landlord), rule in the others"
     shots(browser, "compare")
     link = by_id(browser, "compare-link").get_attribute("href")
     browser.get("about:blank")

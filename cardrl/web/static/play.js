@@ -86,6 +86,7 @@ function renderPlay() {
   $("play-score").textContent = scoreText(s);
   $("play-table").innerHTML = seatsHTML(s, agents, s.seat)
     + (s.to_beat && !s.over ? `<div class="status">to beat: ${cardsHTML(s.to_beat)}</div>` : "");
+  $("play-mine").hidden = s.over;
   $("play-hand").innerHTML = handHTML(s);
   $("play-controls").hidden = !s.your_turn;
   $("play-selected").textContent = selectedText(s);

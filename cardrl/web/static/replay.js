@@ -82,7 +82,7 @@ function renderCompare() {
 }
 
 function compareSummary(d) {
-  const seats = `seat${d.seats.length > 1 ? "s" : ""} ${d.seats.join(", ")}`;
+  const seats = `seat${d.seats.length > 1 ? "s" : ""} ${d.seats.join(", ")}`;  // as the titles name them
   const how = d.first_difference === null ? "The two agents played this deal the same way."
     : `Their play first differs at move ${d.first_difference + 1} (marked).`;
   return `${how} On deal ${d.seed} in ${seats} (${d.label}): ${d.a} scores ${signed(d.a_score)}, ${d.b} in the same `
@@ -95,8 +95,9 @@ async function runCompare(request, at) {
   compare.request = request;
   compare.i = at !== undefined && at !== null ? Number(at) : d.first_difference === null ? 0 : d.first_difference;
   $("compare-view").hidden = false;
-  $("compare-left-title").textContent = `${d.a} in seats ${d.seats.join(", ")} (${d.label})`;
-  $("compare-right-title").textContent = `${d.b} in seats ${d.seats.join(", ")} (${d.label})`;
+  const seats = `seat${d.seats.length > 1 ? "s" : ""} ${d.seats.join(", ")}`;
+  $("compare-left-title").textContent = `${d.a} in ${seats} (${d.label}), ${d.b} in the others`;
+  $("compare-right-title").textContent = `${d.b} in ${seats}, ${d.a} in the others`;
   $("compare-slider").max = Math.max(d.left.frames.length, d.right.frames.length) - 1;
   compare.i = Math.max(0, Math.min(Number($("compare-slider").max), compare.i));
   $("compare-summary").textContent = compareSummary(d);
