@@ -43,8 +43,10 @@ REFERENCE = re.compile(r"^(cardrl(?:\.\w+)+):[\w.]+$")  # "package.module:attr",
 # it lives under cardrl/, goes here by name).
 DRIVERS = {"cardrl.cli"}
 # The envs' and algorithms' public API, which the benchmarks call (their own code paths and defaults, never copies):
-# training's RunSpec and its RunSettings (with the options' parsers, e.g. parse_duration), DMC's config and settings.
+# training's RunSpec and its RunSettings (with the options' parsers, e.g. parse_duration), DMC's config and settings,
+# and the DMCConfig of a run spec as cardrl train builds it (dmc.train.build_config: cardrl bench limits).
 PUBLIC_API = {"cardrl.envs", "cardrl.algorithms.dmc", "cardrl.algorithms.dmc.dmc", "cardrl.algorithms.dmc.settings",
+              "cardrl.algorithms.dmc.train",
               "cardrl.algorithms.training", "cardrl.algorithms.training.run_spec",
               "cardrl.algorithms.training.settings"}
 BENCHMARKS = "cardrl.bench"

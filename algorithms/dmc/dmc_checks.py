@@ -16,6 +16,7 @@ from dataclasses import fields
 from cardrl.algorithms.common.game_defaults import shared_network_features
 from cardrl.algorithms.common.policy_mapping import MAPPINGS
 from cardrl.algorithms.dmc.coach import coach_encoders
+from cardrl.algorithms.dmc.fixed_opponent import fixed_opponent_problems
 from cardrl.algorithms.dmc.settings import DMCSettings
 from cardrl.algorithms.training.settings import field_default, option_problems
 from cardrl.games.registry import game_names, get_game
@@ -240,7 +241,7 @@ def learner_gpus(config) -> list[str]:
 CHECKS: tuple[Callable, ...] = (
     option_bounds, learner_slices, module_mapping, q_model, opponent_model, buffer_frames, bidding, prune,
     target_baseline, target_baseline_rate, admc_without_q_clip, oracle, oracle_mode, coach, deterministic,
-    gpu_inference, learner_gpus)
+    gpu_inference, learner_gpus, fixed_opponent_problems)
 
 
 def config_problems(config) -> list[str]:

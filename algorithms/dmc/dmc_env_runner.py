@@ -34,6 +34,7 @@ from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
 from cardrl.algorithms.dmc.bidding import SeatDecisions, WholeGameDecisions, is_bid_module
 from cardrl.algorithms.dmc.centering import SeatReturnMean
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
+from cardrl.algorithms.dmc.fixed_opponent import FixedOpponent, rule_options
 from cardrl.algorithms.dmc.oracle import ORACLE, apply_lambda, oracle_block
 from cardrl.features.deals import winning_side
 
@@ -169,6 +170,9 @@ class DMCEnvRunner(LockstepEnvRunner):
         self._coach_hands: list = [None] * self.num_envs  # each game's first deal as the coach read it
         protocol = config.game_spec.protocol
         self._scored = tuple(protocol.scored_seats(k) for k in range(len(protocol.arrangements)))
+        self.fixed = (FixedOpponent(config.fixed_opponent, config.game_name, rule_options(config),
+                                    protocol.arrangements, self.num_envs, seed=self.worker_index or 0)
+                      if getattr(config, "fixed_opponent", None) else None)
         self._deal_all()
         self._episodes_done = 0
         self._deals_done = 0  # scoring segments (deals) ended since the last sample reply: the progress line's deals
@@ -193,7 +197,8 @@ class DMCEnvRunner(LockstepEnvRunner):
         1 - beta (DouZero+, Sec. IV-B; at most 100 tries, then the last deal is played)."""
         env = self.envs[i]
         for _ in range(100):
-            env.reset(seed=int(self._rng.integers(2**62)))
+            seed = int(self._rng.integers(2**62))
+            env.reset(seed=seed)
             if self.coach is None:
                 break
             hands = self.coach.encode_deal(self.config.game_spec, env.game)
@@ -203,6 +208,8 @@ class DMCEnvRunner(LockstepEnvRunner):
             self._coach_counts[0] += 1
         if self.coach is not None:
             self._coach_hands[i] = self.coach.encode_deal(self.config.game_spec, env.game)
+        if self.fixed is not None:
+            self.fixed.new_episode(i, seed)
         self._labels[i] = SegmentLabels()
         self._episode_sums[i] = {}
         if self.decisions.bidding:
@@ -258,8 +265,12 @@ class DMCEnvRunner(LockstepEnvRunner):
         (bidding.py: the seat's module, or in the whole game the bidding position's or the role's).
         """
         waiting: dict[str, list] = defaultdict(list)  # module id -> [(env index, agent, legal)]
+        fixed = []  # the games where the fixed opponent moves (fixed_opponent.py)
         for i, env in enumerate(self.envs):
             agent = env.agent_selection
+            if self.fixed is not None and self.fixed.plays(i, env.game.current_player):
+                fixed.append((i, agent))
+                continue
             legal = env.legal_moves()
             if self.pruner is not None and self.decisions.card_play(env):  # ODMC: choose among the kept moves
                 legal = self.pruner(env.unwrapped.game, legal)
@@ -267,6 +278,8 @@ class DMCEnvRunner(LockstepEnvRunner):
         frames = 0
         for mid, items in waiting.items():
             frames += self._tick_module(mid, items, out)
+        for i, agent in fixed:
+            frames += self._step(i, agent, self.fixed.act(i, self.envs[i].game), out)
         return frames
 
     def _tick_module(self, mid: str, items: list, out) -> int:

@@ -151,6 +151,11 @@ class DMCSettings:
                                         "whatever else the machine runs; slower, as sampling and learning no longer "
                                         "overlap. cardrl train's --deterministic (a run option) sets it",
                                  cli=False)
+    fixed_opponent: str | None = option(None, "train against a fixed opponent: this agent spec (as cardrl eval's: "
+                                              "rule, rule-control, mcs-greedy, random, weights:DIR, ...) plays one "
+                                              "side of every game, the Q-networks the other, which turns over the "
+                                              "game's evaluation arrangements episode by episode; only the learning "
+                                              "side's decisions are frames (a diagnostic: fixed_opponent.py)")
     num_envs_per_env_runner: int = option(64, "games each env runner plays in lock-step", type=positive_int,
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=positive_int,

@@ -91,7 +91,7 @@ def test_every_bad_value_is_named_at_once():
     ({"frames_per_update": 3200.0}, "frames_per_update=3200.0 must be an int >= 1"),
     ({"num_env_runners": True}, "num_env_runners=True must be an int >= 0"),
     ({"eval_against": []}, "eval_against=[] must be a non-empty list, each an agent spec"),
-    ({"out": ""}, "out='' must be a non-empty path"),
+    ({"out": ""}, "out='' must be a non-empty filesystem path"),
     ({"eval_every": None}, "eval_every=None is not allowed; give seconds, a finite number >= 0"),
 ])
 def test_python_values_are_checked_as_values_not_as_their_text(options, message):
