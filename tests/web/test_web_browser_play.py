@@ -1,7 +1,7 @@
 """cardrl serve's Play page in a real headless browser, by clicking as a card player does: a whole DouDiZhu deal
 played by selecting cards (a selection refused with the reason and the moves using those cards, a hint clicked and
-played), the next deal with the session's score, a GuanDan tribute paid by clicking a card, a Big2 deal, and the form's
-rule options refused by the server."""
+played), the next deal with the session's score, the whole game's bids by buttons, a GuanDan tribute paid by clicking
+a card, a Big2 deal, and the form's rule options refused by the server."""
 
 from __future__ import annotations
 
@@ -105,6 +105,28 @@ def test_play_a_whole_doudizhu_deal_by_selecting_cards_and_a_hint(browser, serve
     wait(browser, lambda d: idle(d) and _state(d)["seed"] == "13")
     assert not by_id(browser, "play-result").is_displayed() and _state(browser)["score"]["total"] == total
     no_error(browser)
+
+
+@pytest.mark.slow
+def test_the_whole_doudizhu_game_bids_by_buttons_then_plays_by_cards(browser, server, served):
+    from cardrl.games.registry import get_game
+
+    bidder = f"checkpoint:{served['bidding_ckpt'].parent.name}/bidding_ckpt"
+    seed = next(s for s in range(100) if get_game("doudizhu").make_engine(bidding=True).reset(s).first_bidder == 2)
+    _start(browser, server, "DouDiZhu", "2", bidder, hint=bidder, seed=seed, rules=["bidding"])
+    assert "No move plays cards now" in by_id(browser, "play-selected").text
+    assert [b.text for b in browser.find_elements("css selector", "#play-words button")] == ["bid 1", "bid 2", "bid 3"]
+    by_id(browser, "play-hint-button").click()  # the learned bidder's best bid, then Play
+    best = _state(browser)["hints"]["moves"][0]
+    _press(browser, "play-go")
+    assert _state(browser)["log"][0]["text"] == best["text"]
+    turns = 0
+    while not _state(browser)["over"]:
+        _play_one_turn(browser, _most_cards)
+        turns += 1
+        assert turns < 40
+    assert "Game over" in by_id(browser, "play-result").text
+    assert any(e["text"].startswith("bid ") for e in _state(browser)["log"])  # the bids are the deal's first moves
 
 
 @pytest.mark.slow

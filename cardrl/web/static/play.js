@@ -63,6 +63,7 @@ function handHTML(s) {
 
 function selectedText(s) {
   const tokens = tokensOf(play.selected);
+  if (!tokens.length && s.your_turn && !s.legal.some((m) => m.cards.length)) return "No move plays cards now: choose one of the buttons.";
   if (!tokens.length) return s.your_turn ? "Click cards to select them." : "";
   const exact = s.legal.filter((m) => sameCards(m.cards, tokens));
   const which = play.chosen !== null && exact.some((m) => m.id === play.chosen) ? legalMove(play.chosen) : exact.length === 1 ? exact[0] : null;
