@@ -109,8 +109,8 @@ async def _send_error(send: Send, status: int, message: str) -> None:
 
 class RequestGuard:
     """ASGI middleware in front of the app: ``allowed_hosts`` (None: any) are the Host names a request may carry;
-    a body longer than ``max_body`` bytes is a 413; a JSON body that :func:`strict_json` refuses is a 400. The body,
-    read once, is handed on to the app unchanged."""
+    a body longer than ``max_body`` bytes is a 413; a body that :func:`strict_json` refuses is a 400 (the API takes
+    JSON only). The body, read once, is handed on to the app unchanged."""
 
     def __init__(self, app, allowed_hosts: tuple[str, ...] | None = LOOPBACK_HOSTS, max_body: int = MAX_BODY_BYTES):
         self.app, self.allowed_hosts, self.max_body = app, allowed_hosts, int(max_body)
@@ -133,7 +133,7 @@ class RequestGuard:
             more = message.get("more_body", False)
             if len(body) > self.max_body:
                 return await _send_error(send, 413, self._too_large())
-        if body and "json" in headers.get("content-type", ""):
+        if body:  # every body of the API is JSON, whatever its Content-Type says
             try:
                 strict_json(body)
             except ValueError as err:

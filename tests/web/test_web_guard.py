@@ -47,6 +47,12 @@ def test_only_finite_numbers_are_accepted(server, text, message):
     assert r.status_code == 400 and message in r.json()["error"], r.text
 
 
+def test_a_body_is_read_as_strict_json_whatever_its_content_type(server):
+    for content_type in ("text/plain", "application/x-www-form-urlencoded", ""):
+        r = _post_raw(server, "/api/play", '{"game": "big2", "seed": NaN}', {"Content-Type": content_type})
+        assert r.status_code == 400 and "NaN is not a finite number" in r.json()["error"], r.text
+
+
 @pytest.mark.parametrize("rules", [
     {"penalty_multipliers": "[" * 400 + "]" * 400},  # nested JSON inside a rule option's string
     {"penalty_multipliers": "[" * 50_000},
