@@ -120,12 +120,11 @@ def aux_labeller(config, game):
 
     if config.opponent_model == "douzero_plus":
         return lambda g, seat: {OM_NEXT_COUNTS: labels.next_player_rank_counts(g, seat)}
-    search = config.game_spec.make_search(game)
-    k_classes = labels.k_classes(game)
+    of_seat = labels.OpponentLabels(config.game_spec.make_search(game), labels.k_classes(game))
 
     def luo_tan(g, seat):
-        cards, _ = labels.hidden_card_labels(g, seat)
-        return {OM_CARDS: cards, OM_K: labels.min_combination_labels(g, seat, search, k_classes)}
+        cards, ks = of_seat(g, seat)
+        return {OM_CARDS: cards, OM_K: ks}
 
     return luo_tan
 

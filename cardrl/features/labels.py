@@ -26,7 +26,7 @@ import numpy as np
 from scipy.stats import hypergeom
 
 __all__ = ["OM_SLOTS", "card_bits", "card_label_dim", "k_classes", "hidden_card_labels", "min_combination_labels",
-           "next_player_rank_counts", "hidden_card_prior", "hand_size_prior", "card_groups"]
+           "OpponentLabels", "next_player_rank_counts", "hidden_card_prior", "hand_size_prior", "card_groups"]
 
 OM_SLOTS = 4  # Luo & Tan's unified layout: four players, seat-relative
 
@@ -75,6 +75,38 @@ def min_combination_labels(game, seat: int, search, k_classes: int, slots: int =
         if other is not None:
             out[j] = min(search.k_of_hand(game.hands[other], level), k_classes - 1)
     return out
+
+
+class OpponentLabels:
+    """Luo & Tan's labels of a seat, :func:`hidden_card_labels`' bits and :func:`min_combination_labels`' K, from a
+    memo of each hand's: a hand changes only when its player moves, so an actor labelling every frame sees each hand
+    many times, and its bits and K (a search) are computed the first time only. The memo holds at most ``max_hands``
+    hands and then starts over. Returns the same values as the two functions."""
+
+    def __init__(self, search, k_classes: int, slots: int = OM_SLOTS, max_hands: int = 200_000):
+        self.search, self.k_classes, self.slots, self.max_hands = search, k_classes, slots, max_hands
+        self._memo: dict[tuple, tuple[np.ndarray, int]] = {}
+
+    def _hand(self, game, other: int) -> tuple[np.ndarray, int]:
+        level = getattr(game, "level", None)
+        key = (level, game.hands[other].tobytes())
+        found = self._memo.get(key)
+        if found is None:
+            if len(self._memo) >= self.max_hands:
+                self._memo.clear()
+            k = min(self.search.k_of_hand(game.hands[other], level), self.k_classes - 1)
+            found = self._memo[key] = (card_bits(game, game.cards_held()[other]), k)
+        return found
+
+    def __call__(self, game, seat: int) -> tuple[np.ndarray, np.ndarray]:
+        """``(bits (slots, card_label_dim) uint8, K (slots,) int8)`` of the other players, by slot (zeros and -1 in
+        the slots without a label)."""
+        bits = np.zeros((self.slots, card_label_dim(game)), dtype=np.uint8)
+        ks = np.full(self.slots, -1, dtype=np.int8)
+        for j, other in enumerate(_slots(game, seat, self.slots)):
+            if other is not None:
+                bits[j], ks[j] = self._hand(game, other)
+        return bits, ks
 
 
 def next_player_rank_counts(game, seat: int) -> np.ndarray:

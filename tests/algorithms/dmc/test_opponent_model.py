@@ -93,6 +93,33 @@ def test_labels_are_the_true_hidden_hands_and_k_of_each_opponent(game):
     assert checked >= 100
 
 
+@pytest.mark.parametrize("game", ["doudizhu", "big2", "guandan"])
+def test_the_actor_s_memoised_labels_are_the_labels(game):
+    """OpponentLabels (the actor's, a memo of each hand's bits and K) gives the two label functions' values, its memo
+    starting over included (a whole GuanDan match: the level changes from deal to deal)."""
+    spec = get_game(game)
+    engine = spec.make_engine()
+    search = spec.make_search(engine)
+    of_seat = labels.OpponentLabels(search, labels.k_classes(engine), max_hands=7)
+    rng = np.random.default_rng(1)
+    levels, checked, seed = set(), 0, 0
+    while checked < 400:  # whole deals (a whole GuanDan match) until 400 positions are checked
+        engine.reset(seed)
+        seed += 1
+        while not engine.is_over:
+            seat = engine.current_player
+            bits, ks = of_seat(engine, seat)
+            expected_bits, _ = labels.hidden_card_labels(engine, seat)
+            assert (bits == expected_bits).all() and bits.dtype == expected_bits.dtype
+            assert (ks == labels.min_combination_labels(engine, seat, search, labels.k_classes(engine))).all()
+            levels.add(getattr(engine, "level", None))
+            engine.step(int(rng.choice(engine.legal_moves())))
+            checked += 1
+    assert checked >= 400 and len(of_seat._memo) <= 7
+    if game == "guandan":
+        assert len(levels) > 1  # the memo's key holds the level: K of one hand differs by level
+
+
 def test_the_legal_label_mask_never_masks_the_true_count():
     env = get_game("doudizhu")
     from cardrl.envs import make_env
