@@ -24,41 +24,42 @@ NUM_KINDS = 54
 MAX_LISTED = 12  # legal moves named with a refused selection
 
 
-def _token_table(notation: GameNotation, game: Any, kinds: Sequence[int]) -> dict[int, str]:
-    table = {}
-    for kind in set(kinds):
+def _card_order(notation: GameNotation, game: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The 54 card kinds in the game's order (lowest first) and the token of each, in that order."""
+    order = np.asarray(sorted(range(NUM_KINDS), key=lambda k: notation.card_sort_key(game, k)))
+    tokens = np.empty(NUM_KINDS, dtype=object)
+    for i, kind in enumerate(order):
         one = np.zeros(NUM_KINDS, dtype=np.int64)
         one[kind] = 1
-        table[kind] = notation.cards_text(one, game)
-    return table
-
-
-def _kinds(notation: GameNotation, game: Any, counts: np.ndarray) -> list[int]:
-    kinds = [k for k in range(NUM_KINDS) for _ in range(int(counts[k]))]
-    return sorted(kinds, key=lambda k: notation.card_sort_key(game, k))
+        tokens[i] = notation.cards_text(one, game)
+    return order, tokens
 
 
 def card_tokens(notation: GameNotation, game: Any, counts: np.ndarray) -> list[str]:
     """The cards of ``counts`` (54 card kinds) as tokens, in the game's order."""
-    kinds = _kinds(notation, game, np.asarray(counts))
-    table = _token_table(notation, game, kinds)
-    return [table[k] for k in kinds]
+    order, tokens = _card_order(notation, game)
+    return list(np.repeat(tokens, np.asarray(counts, dtype=np.int64)[order]))
 
 
 def hand_cards(notation: GameNotation, game: Any, seat: int) -> list[dict[str, Any]]:
     """``seat``'s hand card by card, lowest first: each card's ``token`` and ``marks`` (``wild``, ``level``)."""
-    kinds = _kinds(notation, game, np.asarray(game.cards_held())[seat])
-    table = _token_table(notation, game, kinds)
-    return [{"token": table[k], "marks": list(notation.card_marks(game, k))} for k in kinds]
+    order, tokens = _card_order(notation, game)
+    held = np.asarray(game.cards_held()[seat], dtype=np.int64)[order]
+    return [{"token": tokens[i], "marks": list(notation.card_marks(game, int(order[i])))}
+            for i in np.repeat(np.arange(NUM_KINDS), held)]
 
 
 def move_cards_json(notation: GameNotation, game: Any, legal: Sequence[int]) -> list[list[str]]:
-    """The tokens of the cards each legal move uses (empty for a pass or a bid)."""
+    """The tokens of the cards each legal move uses (empty for a pass or a bid), in the game's order."""
     if not len(legal):
         return []
-    cards = np.asarray(game.move_cards(np.asarray(legal, dtype=np.int64)), dtype=np.int64)
-    table = _token_table(notation, game, [k for row in cards for k in np.flatnonzero(row)])
-    return [[table[k] for k in _kinds(notation, game, row)] for row in cards]
+    order, tokens = _card_order(notation, game)
+    cards = np.asarray(game.move_cards(np.asarray(legal, dtype=np.int64)), dtype=np.int64)[:, order]
+    rows, cols = cards.nonzero()  # row by row, each row's cards in the game's order (GuanDan leads with 2,000+ moves)
+    copies = cards[rows, cols]
+    flat = tokens[np.repeat(cols, copies)].tolist()
+    ends = np.cumsum(cards.sum(axis=1))
+    return [flat[start:end] for start, end in zip(np.concatenate([[0], ends[:-1]]), ends)]
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,8 @@ def test_every_legal_move_is_read_back_from_its_own_cards(name):
     hand = [c["token"] for c in hand_cards(notation, game, seat)]
     assert " ".join(hand).replace(" ", "") == notation.cards_text(game.cards_held()[seat], game).replace(" ", "")
     groups = Counter(tuple(sorted(cards)) for cards in move_cards_json(notation, game, legal))
-    for action, cards in zip(legal, move_cards_json(notation, game, legal)):
+    step = max(1, len(legal) // 40)  # every move of DouDiZhu's and Big2's lead, every 8th of GuanDan's 300
+    for action, cards in list(zip(legal, move_cards_json(notation, game, legal)))[::step]:
         assert not Counter(cards) - Counter(hand)
         found = read_selection(notation, game, cards, legal)
         if groups[tuple(sorted(cards))] == 1:
