@@ -162,6 +162,14 @@ def test_play_a_whole_big2_deal_by_selecting_cards_and_a_typed_move_is_explained
     by_id(browser, "play-send").click()
     wait(browser, lambda d: idle(d) and by_id(d, "play-offered").text)
     assert "not a legal move" in by_id(browser, "play-offered").text and "'all'" not in by_id(browser, "play-offered").text
+    browser.find_element("css selector", "#play-all summary").click()  # the numbered list: a click selects a move
+    listed = browser.find_elements("css selector", "#play-moves button.move")
+    legal = _state(browser)["legal"]
+    assert len(listed) == len(legal) and listed[0].text.startswith("#1")
+    listed[-1].click()
+    assert len(browser.find_elements("css selector", "#play-hand .selected")) == len(legal[-1]["cards"])
+    by_id(browser, "play-clear").click()
+    browser.find_element("css selector", "#play-all summary").click()
     turns = 0
     while not _state(browser)["over"]:
         _play_one_turn(browser, _most_cards)

@@ -110,9 +110,10 @@ function offeredHTML() {
   return `${message}<span class="status">${head}</span> ` + o.moves.map((m) => `<button class="move" data-id="${m.id}" title="${esc(m.text)}">${cardsHTML(m.text)}</button>`).join("");
 }
 
-function renderMoveList(s) {
-  const filter = $("play-filter").value.toLowerCase();
+function renderMoveList(s) {  // drawn only while open: a GuanDan lead has over 2,000 legal moves
   $("play-count").textContent = s.legal.length;
+  if (!$("play-all").open) { $("play-moves").innerHTML = ""; return; }
+  const filter = $("play-filter").value.toLowerCase();
   $("play-moves").innerHTML = s.legal.map((m, i) => [m, i]).filter(([m]) => !filter || m.text.toLowerCase().includes(filter))
     .map(([m, i]) => `<button class="move" data-id="${m.id}" title="${esc(m.text)}"><span class="num">#${i + 1}</span> ${cardsHTML(m.text)}</button>`).join("");
 }
@@ -181,5 +182,6 @@ function bindPlay() {
   $("play-send").onclick = () => guarded(() => sendMove({ text: $("play-text").value }));
   $("play-text").onkeydown = (e) => { if (e.key === "Enter") guarded(() => sendMove({ text: $("play-text").value })); };
   $("play-filter").oninput = () => { if (play.state) renderMoveList(play.state); };
+  $("play-all").ontoggle = () => { if (play.state) renderMoveList(play.state); };
   $("play-next").onclick = () => guarded(nextDeal);
 }
