@@ -48,7 +48,7 @@ CHECKPOINT, CHECKPOINT_TMP, CHECKPOINT_PREV = "checkpoint", "checkpoint.tmp", "c
 # fields in which two `cardrl train --deterministic` runs of one seed may differ, at any depth of a record (the ADP
 # milestones' time_s included): without_timing() leaves them out (docs/usage.md, "Reproducing a run").
 TIMING_FIELDS = frozenset({"time_s", "train_s", "eval_time_s", "frames_per_s", "data_age_s",
-                           "candidate_scoring_share", "driver_rss_mb"})
+                           "candidate_scoring_share", "driver_rss_mb", "load_1m"})
 # record fields that are not scalars of the run's progress: the step, bookkeeping and the ADP milestones
 _NOT_SCALARS = ("iteration", "time_s", "frames_trained", "final", "reached_adp_above_0")
 

@@ -13,6 +13,8 @@ land further apart than their deal-level intervals (docs/learning.md, "What a se
 from __future__ import annotations
 
 import json
+import os
+import re
 import statistics
 import time
 from collections.abc import Sequence
@@ -23,7 +25,8 @@ from cardrl.bench.common import load_average, machine_description
 from cardrl.bench.run_stats import improvement, mean_over_runs, runs_needed, time_to_threshold, verdict
 from cardrl.run_dir import PROGRESS, read_progress
 
-__all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "machine_label", "training_seconds", "first_above_zero",
+__all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "machine_label", "segment_loaded",
+           "LOADED_PER_CORE", "training_seconds", "first_above_zero",
            "median_of", "summarise", "compare"]
 
 MACHINE = "machine.json"  # a run directory's record of the machines that trained it (record_machine)
@@ -38,12 +41,14 @@ def read_run(directory: Path, frames: int) -> dict[str, Any]:
     (whole-match results of the final evaluation, where the game plays matches), ``machine`` (:func:`record_machine`'s
     description, "mixed: ..." where machines differed, None where the run has no record)."""
     run: dict[str, Any] = {"evals": {}, "frames": 0, "train_s": 0.0, "frames_per_s": None, "done": False,
-                           "matches": None, "machine": _machine_of(Path(directory))}
+                           "matches": None, "machine": _machine_of(Path(directory), [])}
     if not (Path(directory) / PROGRESS).is_file():  # not started
         return run
-    eval_s_before = 0.0
+    eval_s_before, loads = 0.0, []
     for record in read_progress(directory, torn_last_line=True):
         trained = int(record.get("frames_trained") or 0)
+        if record.get("load_1m") is not None:
+            loads.append((trained, float(record["load_1m"])))
         train_s = training_seconds(record, eval_s_before)
         eval_s_before = float(record.get("eval_time_s") or 0.0)
         run["frames"], run["train_s"] = trained, train_s
@@ -58,6 +63,7 @@ def read_run(directory: Path, frames: int) -> dict[str, Any]:
         run["evals"][int(milestone)] = {"frames_trained": trained, "train_s": train_s, "results": record["eval"]}
     if run["train_s"] > 0:
         run["frames_per_s"] = run["frames"] / run["train_s"]
+    run["machine"] = _machine_of(Path(directory), loads)
     return run
 
 
@@ -79,7 +85,7 @@ def record_machine(directory: Path, frames_at_start: int) -> None:
     path = Path(directory) / MACHINE
     segments = json.loads(path.read_text())["segments"] if path.is_file() else []
     segments.append({"machine": machine_description(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                     "frames_at_start": int(frames_at_start), "load_before": load_average()})
+                     "frames_at_start": int(frames_at_start), "load_before": load_average(), "cpus": os.cpu_count()})
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"segments": segments}, indent=1) + "\n")
@@ -87,17 +93,39 @@ def record_machine(directory: Path, frames_at_start: int) -> None:
 
 
 LOADED = " (loaded)"  # a segment recorded as trained beside other work: its minutes are not the machine's
+# a run alone keeps about one process per core busy (its env runner, its learner) and its evaluations a little more:
+# a median 1-minute load average above this many per core means something else ran beside it
+LOADED_PER_CORE = 1.75
 
 
-def _machine_of(directory: Path) -> str | None:
+def segment_loaded(segment: dict[str, Any], loads: Sequence[float]) -> bool:
+    """Whether a ``machine.json`` segment trained beside other work: said by hand (``loaded_during``), or the median
+    1-minute load average of its progress records (``load_1m``) above :data:`LOADED_PER_CORE` per core."""
+    if segment.get("loaded_during"):
+        return True
+    cores = segment.get("cpus") or _cores_named(segment.get("machine") or "")
+    return bool(loads and cores and statistics.median(loads) > LOADED_PER_CORE * cores)
+
+
+def _cores_named(description: str) -> int | None:
+    match = re.search(r"(\d+) cores", description)
+    return int(match.group(1)) if match else None
+
+
+def _machine_of(directory: Path, loads: Sequence[tuple[int, float]]) -> str | None:
     """The machine label of a run: its segments' machines (a segment that a later one restarted from the same frames
-    left nothing), each marked ``(loaded)`` where the segment says what else the machine did meanwhile
-    (``loaded_during``), so that its minutes are compared only with other loaded runs'."""
+    left nothing), each marked ``(loaded)`` where the segment trained beside other work (:func:`segment_loaded`; its
+    records' ``loads`` are (frames trained, load) pairs), so that its minutes are compared only with other loaded
+    runs'."""
     path = directory / MACHINE
     if not path.is_file():
         return None
-    segments = {s["frames_at_start"]: s for s in json.loads(path.read_text())["segments"]}.values()
-    return machine_label([s["machine"] + (LOADED if s.get("loaded_during") else "") for s in segments])
+    segments = sorted({s["frames_at_start"]: s for s in json.loads(path.read_text())["segments"]}.values(),
+                      key=lambda s: s["frames_at_start"])
+    ends = [s["frames_at_start"] for s in segments[1:]] + [float("inf")]
+    return machine_label([s["machine"] + (LOADED if segment_loaded(s, [load for frames, load in loads
+                                                                      if s["frames_at_start"] < frames <= end]) else "")
+                          for s, end in zip(segments, ends)])
 
 
 def machine_label(machines: Sequence[str | None]) -> str | None:

@@ -341,7 +341,27 @@ def test_a_run_marked_loaded_is_its_own_machine_and_a_restarted_segment_is_dropp
     segment = {"machine": "Intel Xeon, 2 cores", "started": "t0", "frames_at_start": 0, "load_before": 0.5}
     restarted = {**segment, "started": "t1", "loaded_during": "a test suite beside it"}
     (tmp_path / MACHINE).write_text(json.dumps({"segments": [segment, restarted]}))
-    assert _machine_of(tmp_path) == "Intel Xeon, 2 cores" + LOADED
+    assert _machine_of(tmp_path, []) == "Intel Xeon, 2 cores" + LOADED
     resumed = {**segment, "started": "t2", "frames_at_start": 400}
     (tmp_path / MACHINE).write_text(json.dumps({"segments": [segment, resumed]}))
-    assert _machine_of(tmp_path) == "Intel Xeon, 2 cores"
+    assert _machine_of(tmp_path, []) == "Intel Xeon, 2 cores"
+
+
+def test_a_segment_is_loaded_when_its_records_median_load_passes_the_mark(tmp_path):
+    from cardrl.bench.learning_report import LOADED, LOADED_PER_CORE, MACHINE, _machine_of, read_run, segment_loaded
+
+    segment = {"machine": "Intel Xeon, 2 cores", "started": "t0", "frames_at_start": 0, "load_before": 0.5}
+    mark = LOADED_PER_CORE * 2
+    assert not segment_loaded(segment, [])  # no load recorded: only what is said by hand counts
+    assert not segment_loaded(segment, [mark - 1, mark + 5, mark - 0.5])  # the median, not one busy minute
+    assert segment_loaded(segment, [mark + 1, mark + 2, 1.0])
+    assert segment_loaded({**segment, "cpus": 1}, [LOADED_PER_CORE + 0.1])  # the cores recorded win over the text
+    # a run idle up to 400 frames, then resumed beside other work: the second segment alone is loaded
+    resumed = {**segment, "started": "t1", "frames_at_start": 400}
+    (tmp_path / MACHINE).write_text(json.dumps({"segments": [segment, resumed]}))
+    records = [{"frames_trained": f, "train_s": f / 100, "load_1m": load}
+               for f, load in ((200, 2.0), (400, 2.2), (600, mark + 3), (800, mark + 4))]
+    (tmp_path / "progress.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert _machine_of(tmp_path, [(r["frames_trained"], r["load_1m"]) for r in records]) == (
+        "mixed: Intel Xeon, 2 cores; Intel Xeon, 2 cores" + LOADED)
+    assert read_run(tmp_path, 800)["machine"].endswith(LOADED)
