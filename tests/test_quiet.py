@@ -40,6 +40,7 @@ def test_is_harmless_matches_each_listed_line_and_nothing_else():
     assert not is_harmless("Traceback (most recent call last):")
 
 
+@pytest.mark.slow  # two cardrl train processes with Rays of their own: 1.5 minutes of the default suite's 15
 @pytest.mark.timeout(600)
 def test_cardrl_train_prints_no_harmless_line_and_verbose_shows_them(tmp_path, no_local_ray):
     exe = shutil.which("cardrl")

@@ -33,6 +33,7 @@ def ray_head(no_local_ray, tmp_path):
         stop_own_processes(temp_dir)
 
 
+@pytest.mark.slow  # a Ray head of its own and a job's DMC run: 1.5 minutes of the default suite's 15
 @pytest.mark.timeout(600)
 def test_ray_job_submit_runs_dmc_training(ray_head, tmp_path):
     ray_bin, address, env, no_token = ray_head

@@ -83,6 +83,7 @@ def test_every_experiment_space_applies_to_its_game(preset):
     assert _check(ROOT / "cardrl" / "spaces" / preset.space, preset.game) >= 1
 
 
+@pytest.mark.slow  # a whole sweep: 2 minutes of the default suite's 15
 @pytest.mark.timeout(600)
 def test_two_trial_sweep_runs_on_two_cpus(ray_local, tmp_path, capsys):
     """Two trials at once on the 2-CPU local Ray (one CPU each: sampling in the trial's process), ranked on ADP
