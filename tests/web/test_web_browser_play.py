@@ -68,6 +68,14 @@ def _play_one_turn(browser, choose):
     assert not by_id(browser, "play-offered").text, by_id(browser, "play-offered").text
 
 
+def _play_to_the_end(browser, turns: int = 0) -> None:
+    """Our turns by the most cards each (at most 40 in all) until the deal is over."""
+    while not _state(browser)["over"]:
+        _play_one_turn(browser, _most_cards)
+        turns += 1
+        assert turns < 40
+
+
 def _most_cards(state):
     return max(state["legal"], key=lambda m: (len(m["cards"]), -state["legal"].index(m)))
 
@@ -93,11 +101,7 @@ def test_play_a_whole_doudizhu_deal_by_selecting_cards_and_a_hint(browser, serve
     shots(browser, "play")
     _press(browser, "play-go")
     assert _state(browser)["log"][0]["text"] == best["text"]
-    turns = 1
-    while not _state(browser)["over"]:
-        _play_one_turn(browser, _most_cards)
-        turns += 1
-        assert turns < 40
+    _play_to_the_end(browser, turns=1)
     assert "Game over" in by_id(browser, "play-result").text and "1 game finished" in by_id(browser, "play-score").text
     total = _state(browser)["score"]["total"]
     shots(browser, "play_doudizhu_result")
@@ -120,11 +124,7 @@ def test_the_whole_doudizhu_game_bids_by_buttons_then_plays_by_cards(browser, se
     best = _state(browser)["hints"]["moves"][0]
     _press(browser, "play-go")
     assert _state(browser)["log"][0]["text"] == best["text"]
-    turns = 0
-    while not _state(browser)["over"]:
-        _play_one_turn(browser, _most_cards)
-        turns += 1
-        assert turns < 40
+    _play_to_the_end(browser)
     assert "Game over" in by_id(browser, "play-result").text
     assert any(e["text"].startswith("bid ") for e in _state(browser)["log"])  # the bids are the deal's first moves
 
