@@ -26,7 +26,6 @@ clock: a stop or an evaluation by time, or more than one torch thread.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from typing import Any, Callable, Protocol
 
 from cardrl import run_dir as files
 from cardrl.checkpoint_trust import warn_if_untrusted
+from cardrl.machine_load import load_1m
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.registry import driver as driver_of
@@ -109,21 +109,12 @@ class Sink(Protocol):
     def finish(self, algo: Any, record: dict, clock: RunClock) -> None: ...
 
 
-def _load_1m() -> float | None:
-    """The machine's 1-minute load average now (None where the platform has none): what else ran beside the run, for
-    the learning benchmark's (loaded) mark (:func:`cardrl.bench.learning_report.segment_loaded`)."""
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return None
-
-
 def _record(run_spec: RunSpec, result: dict, clock: RunClock, now: float) -> tuple[dict, str]:
     """One iteration's record (time, iteration, the algorithm's fields, frames/s) and its progress line."""
     fields, text = driver_of(run_spec.algo).progress(result, run_spec)
     frames = int(fields["frames_trained"])
     record = {"time_s": round(now - clock.start, 1), "iteration": result.get("training_iteration"), **fields,
-              "train_s": round(now - clock.start - clock.eval_seconds, 1), "load_1m": _load_1m()}
+              "train_s": round(now - clock.start - clock.eval_seconds, 1), "load_1m": load_1m()}
     record.setdefault("frames_per_s", round((frames - clock.last_frames) / max(now - clock.last_time, 1e-9), 1))
     clock.last_frames, clock.last_time = frames, now
     return record, f"[{now - clock.start:7.1f}s] iter {record['iteration']:4d} | {text}"

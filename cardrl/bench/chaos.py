@@ -33,7 +33,8 @@ from cardrl import run_dir as files
 from cardrl.algorithms.training.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.checks import check_positive_durations, check_specs, split_train_flags
-from cardrl.bench.common import load_average, machine_description
+from cardrl.bench.common import machine_description
+from cardrl.machine_load import load_1m
 from cardrl.bench.reliability import fault_plan, longest_stall, time_to_recover
 from cardrl.games.registry import game_names, get_game
 
@@ -207,7 +208,7 @@ def run_chaos(game: str, out: Path, *, duration_s: float, plan: Sequence[tuple[f
     failures += [f"fault {n} ({f['kind']} at {f['t']:.0f}s): frames never rose again"
                  for n, f in enumerate(chaos["faults"], 1) if f["recover_s"] is None]
     report = {"game": game, "seed": seed, "command": command, "machine": machine_description(),
-              "load_before": load_average() or 0.0, "date": time.strftime("%Y-%m-%d %H:%M"),
+              "load_before": load_1m() or 0.0, "date": time.strftime("%Y-%m-%d %H:%M"),
               "duration_s": duration_s, "plan": [list(p) for p in plan], "stall_bound_s": stall_bound_s,
               "score_name": get_game(game).protocol.score_name,
               "undisturbed": _run_summary(base_run, base_dir, base_wall), "chaos": chaos,

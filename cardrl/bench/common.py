@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["RATE_NOTE", "rate_loop", "us_per_call", "call_times_us", "timer_overhead_ns", "random_game_play",
-           "random_env_play", "machine_description", "load_average", "package_version", "check_seconds", "ratio",
+           "random_env_play", "machine_description", "package_version", "check_seconds", "ratio",
            "format_number", "format_ratio", "header_lines", "table_row"]
 
 RATE_NOTE = "(rates per CPU-second of the benchmark process: equal to wall time on an idle machine)"
@@ -189,14 +189,6 @@ def machine_description() -> str:
     torch = package_version("torch") or "not installed"
     return (f"{_cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, numpy {np.__version__}, "
             f"torch {torch}")
-
-
-def load_average() -> float | None:
-    """The 1-minute load average (``None`` where the platform has none)."""
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return None
 
 
 def header_lines(title: str, machine: str, load: float | None = None, *notes: str) -> list[str]:

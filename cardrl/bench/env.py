@@ -32,8 +32,9 @@ from typing import Any
 import numpy as np
 
 from cardrl.bench.common import (RATE_NOTE, call_times_us, check_seconds, format_number, format_ratio, header_lines,
-                                 load_average, machine_description, random_env_play, random_game_play, rate_loop,
+                                 machine_description, random_env_play, random_game_play, rate_loop,
                                  ratio, table_row, us_per_call)
+from cardrl.machine_load import load_1m
 from cardrl.bench.positions import (HANDS_PER_SIZE, deal_options, lead_hands, lead_move_generator, lead_sizes,
                                     sample_positions, wild_lead_hands)
 from cardrl.games.registry import GameSpec, game_names, get_game
@@ -100,7 +101,7 @@ def bench_moves(game: str, seconds: float = 3.0, hands: int = HANDS_PER_SIZE) ->
     "lead_moves_max": {wilds: value}}}}``."""
     spec = get_game(game)
     seconds = check_seconds(seconds)
-    load = load_average()
+    load = load_1m()
     ours: dict[str, Any] = _ours_leads(spec, lead_hands(spec, count=hands), seconds)
     by_wilds = wild_lead_hands(spec, count=hands)
     if by_wilds:
@@ -203,7 +204,7 @@ def bench_env(game: str, seconds: float = 3.0, peers: bool = True, hands: int = 
     """
     spec = get_game(game)
     seconds = check_seconds(seconds)
-    load = load_average()
+    load = load_1m()
     by_size = lead_hands(spec, count=hands)
     try:
         features_name = spec.make_features().name

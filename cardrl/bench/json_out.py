@@ -35,22 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from cardrl.bench.common import machine_description
+from cardrl.machine_load import load_averages
 
-__all__ = ["IDLE_LOAD", "FORMAT", "load_averages", "utc_now", "bench_command", "BenchClock", "env_figures",
+__all__ = ["IDLE_LOAD", "FORMAT", "utc_now", "bench_command", "BenchClock", "env_figures",
            "moves_figures", "train_figures", "prepare_json_out", "write_json_out"]
 
 FORMAT = "cardrl-bench/1"
 IDLE_LOAD = 0.5  # 1-minute load average below which the machine counts as otherwise idle before a run
 IDLE_RULE = (f"1-minute load average before the run below {IDLE_LOAD} (the end's load average includes the "
              f"benchmark's own processes and is not judged)")
-
-
-def load_averages() -> list[float] | None:
-    """The 1-, 5- and 15-minute load averages (``None`` where the platform has none)."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
 
 
 def utc_now() -> str:

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cardrl.bench.common import load_average, machine_description
+from cardrl.bench.common import machine_description
+from cardrl.machine_load import load_1m
 from cardrl.bench.run_stats import improvement, mean_over_runs, runs_needed, time_to_threshold, verdict
 from cardrl.run_dir import PROGRESS, read_progress
 
@@ -85,7 +86,7 @@ def record_machine(directory: Path, frames_at_start: int) -> None:
     path = Path(directory) / MACHINE
     segments = json.loads(path.read_text())["segments"] if path.is_file() else []
     segments.append({"machine": machine_description(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                     "frames_at_start": int(frames_at_start), "load_before": load_average(), "cpus": os.cpu_count()})
+                     "frames_at_start": int(frames_at_start), "load_before": load_1m(), "cpus": os.cpu_count()})
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"segments": segments}, indent=1) + "\n")

@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from cardrl.bench.common import (call_times_us, format_ratio, header_lines, load_average, machine_description,
+from cardrl.bench.common import (call_times_us, format_ratio, header_lines, machine_description,
                                  timer_overhead_ns, us_per_call)
+from cardrl.machine_load import load_1m
 from cardrl.games.registry import GameSpec, game_names, get_game
 
 __all__ = ["bench_mcs", "format_bench_mcs", "print_bench_mcs", "search_games", "dealt_hands", "WARM_HANDS",
@@ -115,7 +116,7 @@ def bench_mcs(game: str, deals: int = 2000, prune_steps: int = PRUNE_STEPS) -> d
         raise ValueError(f"deals must be an int >= 1, got {deals!r}")
     if isinstance(prune_steps, bool) or not isinstance(prune_steps, int) or prune_steps < 1:
         raise ValueError(f"prune_steps must be an int >= 1, got {prune_steps!r}")
-    load = load_average()
+    load = load_1m()
     search = spec.make_search(spec.make_engine(**spec.protocol.deal_options).reset(0))
     calls = {label: _time_k(search, hands) for label, hands in dealt_hands(spec, deals).items()}
     return {"game": spec.name, "title": spec.title, "machine": machine_description(), "load_before": load,

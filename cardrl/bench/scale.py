@@ -24,7 +24,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from cardrl.args import positive_float, positive_int
-from cardrl.bench.common import format_number, header_lines, load_average, machine_description
+from cardrl.bench.common import format_number, header_lines, machine_description
+from cardrl.machine_load import load_1m
 from cardrl.bench.scale_measure import (BROADCAST_REPEATS, build_dmc, measure_broadcast, measure_learner,
                                         measure_object_store, measure_runner)
 from cardrl.bench.scale_model import (DEFAULT_CLUSTERS, DEFAULT_GPU_SPEEDUP, DEFAULT_NETWORK_GBPS, DEFAULT_NODE_CPUS,
@@ -138,7 +139,7 @@ def bench_scale(game: str, seconds: float = 10.0, *, frames_per_update: int | No
     skipped = [] if runners is not None else [n for n in (2 ** k for k in range(1, 8)) if n not in fitting
                                               and n + learner_cpus <= max(clusters)]
     result: dict[str, Any] = {"game": spec.name, "title": spec.title, "seconds": float(seconds), "cpus": cpus,
-                              "machine": machine_description(), "load_before": load_average()}
+                              "machine": machine_description(), "load_before": load_1m()}
     measured = _measure_terms(spec.name, seconds, frames_per_update, cpus, broadcast_repeats)
     on_gpu = measured["learner_on_gpu"]
     result["measured"] = measured

@@ -34,7 +34,8 @@ from cardrl.args import non_negative_int
 from cardrl.algorithms.training.settings import parse_duration
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.checks import check_positive_durations, split_train_flags
-from cardrl.bench.common import load_average, machine_description
+from cardrl.bench.common import machine_description
+from cardrl.machine_load import load_1m
 from cardrl.bench.reliability import growth, least_squares
 from cardrl.bench.run_processes import gcs_address, object_store, rss_by_process
 from cardrl.games.registry import game_names, get_game
@@ -191,7 +192,7 @@ def run_soak(game: str, out: Path, *, duration_s: float, every_s: float, warmup_
     sampler = Sampler(every_s, say)
     run = WatchedRun(argv, run_out, stall_bound_s=stall_bound_s, duration_s=duration_s, label="soak", say=say,
                      on_poll=sampler)
-    load = load_average() or 0.0
+    load = load_1m() or 0.0
     try:
         run.run(progress_every_s=max(every_s, 15.0))
     finally:

@@ -43,7 +43,8 @@ from typing import Any
 
 from cardrl.algorithms.dmc.settings import OPPONENT_MODELS, DMCSettings
 from cardrl.args import non_negative_int, positive_float, positive_int
-from cardrl.bench.common import header_lines, load_average, machine_description
+from cardrl.bench.common import header_lines, machine_description
+from cardrl.machine_load import load_1m
 from cardrl.bench.train_douzero import DOUZERO_NUM_ACTORS, bench_douzero
 from cardrl.bench.train_rates import (SETUP_TIMEOUT_S, child_env, rate_fields, tail_text, update_rate,
                                       updates_total)
@@ -207,7 +208,7 @@ def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: 
         check_variant(spec.name, variant)
     result: dict[str, Any] = {"game": spec.name, "title": spec.title, "seconds": float(seconds),
                               "cpus": os.cpu_count(), "machine": machine_description(),
-                              "load_before": load_average() or 0.0, "peers": {}, "ratio": None}
+                              "load_before": load_1m() or 0.0, "peers": {}, "ratio": None}
     result["ours"] = bench_ours(spec.name, seconds, num_env_runners)
     if variant:  # the same run with the variant's options, to measure what they cost in frames/s
         result["ours_variant"] = bench_ours(spec.name, seconds, num_env_runners, options=variant)
