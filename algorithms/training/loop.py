@@ -356,6 +356,21 @@ def run_training(run_spec: RunSpec) -> int:
     except files.OutOfSpaceError as err:  # a full disk stops the run; what it wrote is whole (docs/operations.md)
         print(f"cardrl train: stopped: {err}", file=sys.stderr, flush=True)
         return 1
+    except KeyboardInterrupt:  # Ctrl-C, or cardrl bench learning's --hours deadline
+        print(_interrupted_message(out, files.latest_checkpoint(out, driver.verify_checkpoint)), file=sys.stderr,
+              flush=True)
+        return _INTERRUPTED
     finally:
         algo.stop()
     return 0
+
+
+_INTERRUPTED = 130  # a shell's exit status for a process stopped by SIGINT
+
+
+def _interrupted_message(out: Path, checkpoint: Path | None) -> str:
+    """What ``cardrl train`` says when it is interrupted: where the run can continue from."""
+    if checkpoint is None:
+        return f"cardrl train: interrupted before its first checkpoint; nothing in {out} to resume from"
+    return (f"cardrl train: interrupted; its latest complete checkpoint is {checkpoint}: the same command with "
+            f"--resume (and --out {out}) continues from it")
