@@ -29,9 +29,7 @@ Writes ``DIR/anatomy.md`` and ``DIR/anatomy.json`` (with the command and the dat
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from cardrl.eval.records import GameRecord
 from cardrl.eval.stats import mean_interval
 from cardrl.games.guandan import GuanDanGame, team_of
 from cardrl.games.guandan.moves import Category, MoveGenerator
+from experiments.report_files import command_line, utc_now, write_report
 
 GAME = "guandan"
 SIDES = ("A", "B")
@@ -279,17 +278,10 @@ def main(argv: list[str] | None = None) -> int:
                                                                         args.max_deals)
     deals = [d for i, (record, team) in enumerate(games) for d in replay_facts(record, team, i)]
     figures = summarise(deals)
-    command = "python -m experiments.guandan_loss_anatomy " + " ".join(argv if argv is not None else sys.argv[1:])
-    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    text = markdown(figures, a, "(records)" if args.records else b, command, date)
-    print(text)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "anatomy.md").write_text(text)
-        (out / "anatomy.json").write_text(json.dumps({"command": command, "date": date, "a": a, "b": b,
-                                                      "figures": figures, "deals": [asdict(d) for d in deals]},
-                                                     indent=1))
+    command, date = command_line("experiments.guandan_loss_anatomy", argv), utc_now()
+    write_report(args.out, "anatomy", markdown(figures, a, "(records)" if args.records else b, command, date),
+                 {"command": command, "date": date, "a": a, "b": b, "figures": figures,
+                  "deals": [asdict(d) for d in deals]})
     return 0
 
 

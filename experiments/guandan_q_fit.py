@@ -23,9 +23,7 @@ Writes ``DIR/q_fit.md`` and ``DIR/q_fit.json`` (with the command and the date) a
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -34,7 +32,7 @@ import numpy as np
 
 from cardrl.algorithms.common.env_runner import SegmentLabels
 from cardrl.algorithms.common.game_defaults import target_scales
-from cardrl.games.guandan import team_of
+from experiments.report_files import command_line, utc_now, write_report
 
 GAME = "guandan"
 BINS = (-np.inf, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, np.inf)  # Q bins of the calibration (deal points: -3 .. +3)
@@ -196,21 +194,14 @@ def main(argv: list[str] | None = None) -> int:
                     args.match_bonus)
     figures = summarise(decisions)
     frames = (read_checkpoint_counters(Path(args.checkpoint)) or {}).get("frames_trained")
-    command = "python -m experiments.guandan_q_fit " + " ".join(argv if argv is not None else sys.argv[1:])
-    date = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    command, date = command_line("experiments.guandan_q_fit", argv), utc_now()
     header = [f"# GuanDan Q fit: {args.checkpoint} ({frames if frames is not None else '?'} frames trained)", "",
               f"Command: `{command}`  ", f"Date: {date}", "",
               f"Against {args.opponent or 'itself'}, epsilon {args.epsilon}, "
               f"{len({d.game for d in decisions})} games, {len(decisions)} decisions of the network labelled"]
-    text = markdown(figures, header)
-    print(text)
-    if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "q_fit.md").write_text(text)
-        (out / "q_fit.json").write_text(json.dumps({"command": command, "date": date, "frames_trained": frames,
-                                                    "opponent": args.opponent, "epsilon": args.epsilon,
-                                                    "figures": figures}, indent=1))
+    write_report(args.out, "q_fit", markdown(figures, header),
+                 {"command": command, "date": date, "frames_trained": frames, "opponent": args.opponent,
+                  "epsilon": args.epsilon, "figures": figures})
     return 0
 
 
