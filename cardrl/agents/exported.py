@@ -138,6 +138,16 @@ def _net_files(record: Mapping[str, Any], root: Path, where: str) -> dict[str, P
     return files
 
 
+def _onnx_session(model: bytes):
+    """An onnxruntime session of ``model`` on one thread (small networks; tournaments run one agent per process)."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    return onnxruntime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
 class OnnxQNet:
     """One ONNX Q-network run by onnxruntime: ``q_values(state, history, actions) -> (n,)`` numpy.
 
@@ -146,17 +156,15 @@ class OnnxQNet:
     rows and returns (n, 1) or (n,)."""
 
     def __init__(self, file: Path, state_dim: int, history_shape, action_dim: int, where: str, rows: bool = False):
-        try:
-            import onnxruntime
-        except ImportError:
-            raise _missing("onnxruntime", "onnx") from None
         from types import SimpleNamespace
 
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = 1  # small networks; tournaments run one agent per process
-        options.inter_op_num_threads = 1
         try:
-            self.session = onnxruntime.InferenceSession(str(file), options, providers=["CPUExecutionProvider"])
+            import onnxruntime  # noqa: F401
+        except ImportError:
+            raise _missing("onnxruntime", "onnx") from None
+        self.model = Path(file).read_bytes()  # kept: a session cannot be pickled, so one sent to a Ray worker
+        try:                                  # (cardrl eval --workers N) builds its own from these bytes
+            self.session = _onnx_session(self.model)
         except Exception as err:  # onnxruntime raises its own types for a bad file
             raise ValueError(f"{where}: {file.name} is not an ONNX model onnxruntime can run "
                              f"({type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''})") from None
@@ -171,6 +179,13 @@ class OnnxQNet:
 
     def eval(self) -> "OnnxQNet":
         return self
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {name: value for name, value in self.__dict__.items() if name != "session"}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.session = _onnx_session(self.model)
 
     def q_values(self, state, history, actions) -> np.ndarray:
         actions = np.asarray(actions, dtype=np.float32)

@@ -156,3 +156,21 @@ def test_exported_specs_refuse_what_does_not_fit(exported, tmp_path):
     (other / "cardrl_agent.json").write_text(json.dumps(record))
     with pytest.raises(ValueError, match="do not fit the douzero_lstm network"):
         build_agent(f"weights:{other}", GAME)
+
+
+def test_an_onnx_agent_goes_to_ray_workers_and_plays_as_in_this_process(exported, ray_local):
+    """``cardrl eval --workers N`` sends the agent to Ray tasks: an onnxruntime session cannot be pickled, so the
+    network travels as its model's bytes and builds its session there; the tournament's result does not depend on
+    where it was played."""
+    import pickle
+
+    from cardrl.eval.tournament import run_tournament
+
+    agent = build_agent(f"onnx:{exported['int8']}", GAME)
+    copy = pickle.loads(pickle.dumps(agent))
+    game = get_game(GAME).engine_class().reset(4)
+    view, legal = game.view(game.current_player), game.legal_moves()
+    assert copy.act(view, legal) == agent.act(view, legal)
+    here = run_tournament(agent, "random", 6, GAME, seed=2, num_workers=0)
+    there = run_tournament(agent, "random", 6, GAME, seed=2, num_workers=1, chunk_size=3)
+    assert there.scores.tolist() == here.scores.tolist()
