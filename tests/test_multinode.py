@@ -11,6 +11,12 @@ Ray's token authentication is on (its default in the Ray we pin): every node's `
 get RAY_AUTH_MODE=token and the token file (RAY_AUTH_TOKEN_PATH); each node's Ray workers inherit both from their
 raylet, so env runners on the worker nodes join the cluster with it (docs/operations.md, "Token authentication").
 
+(c) first, on a 3-node cluster of its own (`cardrl bench chaos --nodes 3`: a head of 0 CPUs, two worker nodes of 1 CPU,
+    the driver joining the head): a DMC run with 2 env runners, one per worker node, whose worker node running a
+    runner is killed whole (raylet, agents, workers) mid-run; frames rise again on the other runner, a new worker node
+    joins, RLlib restarts the lost runner there (restart_failed_env_runners, DMC's default) and the run ends with a
+    final complete checkpoint. It runs before (a) and (b), so that their module's cluster is not up beside its own.
+
 Only this test's processes are stopped afterwards (`ray stop` would stop every Ray on the machine)."""
 
 from __future__ import annotations
@@ -61,6 +67,36 @@ def cluster():
         stop_own_processes(Path(stem))  # every node's processes at once: their temp dirs all start with the stem
         for d in [*dirs, Path(f"{stem}_token")]:
             shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_killed_worker_node_is_survived_and_its_runner_restarted_on_a_new_node(tmp_path):
+    from cardrl.bench.chaos_run import MARKER, checkpoint_frames
+    from cardrl.bench.cli import main_bench
+    from cardrl.bench.local_cluster import node_processes
+
+    frames = 80_000
+    started = time.time()
+    code = main_bench(["chaos", "doudizhu", "--nodes", "3", "--num-env-runners", "2", "--frames", str(frames),
+                       "--duration", "10m", "--kill-node-at", "10s", "--add-node-after", "5s", "--checkpoint-every",
+                       "10s", "--eval-deals", "10", "--against", "random", "--stall-bound", "4m", "--out",
+                       str(tmp_path)])
+    report = json.loads((tmp_path / "chaos.json").read_text())
+    print(f"chaos run on a 3-node cluster: {time.time() - started:.1f}s\n{(tmp_path / 'chaos.md').read_text()}")
+    assert code == 0 and report["passed"], report["failures"]
+    (node,) = report["chaos"]["faults"]
+    assert node["kind"] == "node" and {"raylet", "env_runner"} <= set(node["killed"]), node
+    assert node["recover_s"] is not None and node["frames_lost"] == 0, node  # frames rose on; none went back
+    assert node["node_added_s"] is not None and node.get("node_added"), node
+    assert node["runner_back_s"] is not None and node["runner_back_s"] > node["node_added_s"], node
+    chaos = report["chaos"]
+    assert chaos["restarts"] >= 1 and chaos["frames"] >= frames, chaos
+    path, saved = checkpoint_frames(tmp_path / "chaos")
+    assert path is not None and (path / MARKER).is_file() and saved == chaos["frames"], (path, saved)
+    assert "| 1 | node |" in (tmp_path / "chaos.md").read_text()
+    cluster_dir = Path(chaos["cluster_dir"])  # stopped afterwards, every node's processes and files
+    assert not node_processes(cluster_dir) and not cluster_dir.exists()
 
 
 @pytest.mark.slow

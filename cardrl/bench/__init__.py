@@ -19,6 +19,8 @@
 * :mod:`cardrl.bench.chaos`: ``cardrl bench chaos GAME``, DMC under env-runner kills, driver kills with ``--resume``
   and an interrupted checkpoint write, beside an undisturbed run (:mod:`cardrl.bench.chaos_run`: the watched run and
   its faults; :mod:`cardrl.bench.run_processes`: its processes; :mod:`cardrl.bench.reliability`: the arithmetic);
+  with ``--nodes N`` on a loopback Ray cluster of its own (:mod:`cardrl.bench.local_cluster`), whose worker nodes
+  ``--kill-node-at`` kills whole (:mod:`cardrl.bench.chaos_nodes`: those options and their report);
 * :mod:`cardrl.bench.soak`: ``cardrl bench soak GAME``, every process's memory, the object store and the buffers of
   a long run, their growth per hour and projected to 24 hours;
 * :mod:`cardrl.bench.cli`: the ``bench`` subcommand (:func:`add_bench_parsers`, :func:`main_bench`).

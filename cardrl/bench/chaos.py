@@ -9,6 +9,11 @@ Two ``cardrl train`` runs of the same game, seed and options, each in its own ru
    (``--kill-runner-every``), the driver is killed and resumed with ``--resume`` (``--kill-driver-at``) and a
    checkpoint write is interrupted (``--interrupt-checkpoint-at``) (:class:`~cardrl.bench.chaos_run.WatchedRun`).
 
+With ``--nodes N`` each run has a Ray cluster of its own on this machine (:class:`~cardrl.bench.local_cluster.
+LocalCluster`: a head of ``--head-cpus`` CPUs and N-1 worker nodes of ``--node-cpus``, on loopback), which the driver
+joins (``RAY_ADDRESS``; its learner on the head), and ``--kill-node-at`` kills a whole worker node that runs an env
+runner (its raylet and every process on it), a new worker node joining ``--add-node-after`` later.
+
 It records frames over time, the env runners' restarts and lost sample requests (DMC's ``env_runner_restarts``,
 ``env_runner_samples_lost``), the driver's restarts, the seconds until frames rose again after each fault
 (:func:`~cardrl.bench.reliability.time_to_recover`), the longest stall, and the final evaluation of both runs (the
@@ -31,9 +36,12 @@ from typing import Any, Sequence
 from cardrl.args import non_negative_int, positive_int
 from cardrl import run_dir as files
 from cardrl.algorithms.training.settings import parse_duration
+from cardrl.bench.chaos_nodes import (add_cluster_arguments, cell, check_cluster, cluster_lines, node_lines,
+                                      node_outcome)
 from cardrl.bench.chaos_run import WatchedRun
 from cardrl.bench.checks import check_positive_durations, check_specs, split_train_flags
 from cardrl.bench.common import machine_description
+from cardrl.bench.local_cluster import LocalCluster
 from cardrl.machine_load import load_1m
 from cardrl.bench.reliability import fault_plan, longest_stall, time_to_recover
 from cardrl.games.registry import game_names, get_game
@@ -52,17 +60,23 @@ def train_argv(game: str, out: Path, *, seed: int, stop: Sequence[str], eval_dea
 
 def fault_outcomes(faults: Sequence[dict], observations: Sequence) -> list[dict]:
     """Each fault with the seconds until frames rose above those the run went on from (``recover_s``), for a runner
-    kill the seconds until the restart showed in the counters (``runner_back_s``), for a driver kill the frames
-    trained since its checkpoint and lost (``frames_lost``)."""
+    or node kill the seconds until the restart showed in the counters (``runner_back_s``), for a driver kill the
+    frames trained since its checkpoint and lost (``frames_lost``). A node kill also gets what the records show until
+    the next fault: trained frames lost (the frames at the kill less the fewest recorded after it: 0 unless the
+    learner's state went back), sample requests lost, the fewest healthy env runners, and the seconds from the new
+    node's joining to the runner's restart (``runner_back_after_node_s``)."""
     outcomes = []
-    for fault in faults:
+    for n, fault in enumerate(faults):
         base = fault.get("base_frames")
         row = {**fault, "recover_s": None if base is None else time_to_recover(observations, fault["t"], base)}
-        if fault["kind"] == "runner":
+        if fault["kind"] in ("runner", "node"):
             back = next((o.t for o in observations if o.t > fault["t"] and o.restarts > fault["restarts_at"]), None)
             row["runner_back_s"] = None if back is None else back - fault["t"]
         elif base is not None:
             row["frames_lost"] = fault["frames_at"] - base
+        if fault["kind"] == "node":
+            row.update(node_outcome(fault, observations, faults[n + 1]["t"] if n + 1 < len(faults) else None,
+                                     row["runner_back_s"]))
         outcomes.append(row)
     return outcomes
 
@@ -81,10 +95,6 @@ def compare_strength(chaos: dict | None, undisturbed: dict | None) -> dict[str, 
     return out
 
 
-def _cell(x: Any, fmt: str = "{:,.0f}") -> str:
-    return "" if x is None else fmt.format(x)
-
-
 def _interval(v: list | None) -> str:
     return "" if not v else f"{v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]"
 
@@ -94,30 +104,34 @@ def format_chaos(report: dict) -> str:
     c, u = report["chaos"], report["undisturbed"]
     lines = [f"# Chaos run: {report['game']}", "", f"command: `{report['command']}`  ", f"machine: {report['machine']}"
              f" (load average {report['load_before']:.2f} before the run; the machine was shared)  ",
-             f"date: {report['date']}", "", "| # | fault | at (s) | frames at fault | went on from (frames) | "
+             *cluster_lines(report), f"date: {report['date']}", "",
+             "| # | fault | at (s) | frames at fault | went on from (frames) | "
              "frames lost | frames rose again after (s) | runner back after (s) | left alive by the dead driver |",
              "|---|---|---|---|---|---|---|---|---|"]
     for n, f in enumerate(c["faults"], 1):
         kind = f["kind"] + (" (torn write)" if f.get("torn") else "")
-        lines.append(f"| {n} | {kind} | {f['t']:.0f} | {f['frames_at']:,} | {_cell(f.get('base_frames'))} | "
-                     f"{_cell(f.get('frames_lost'))} | {_cell(f['recover_s'], '{:.1f}')} | "
-                     f"{_cell(f.get('runner_back_s'), '{:.1f}')} | {', '.join(f.get('left_behind') or [])} |")
+        lines.append(f"| {n} | {kind} | {f['t']:.0f} | {f['frames_at']:,} | {cell(f.get('base_frames'))} | "
+                     f"{cell(f.get('frames_lost'))} | {cell(f['recover_s'], '{:.1f}')} | "
+                     f"{cell(f.get('runner_back_s'), '{:.1f}')} | {', '.join(f.get('left_behind') or [])} |")
     for t, kind in c["not_applied"]:
         lines.append(f"| - | {kind} (planned at {t:.0f}s) | not applied: the run ended first | | | | | | |")
     lines += ["", "| | undisturbed | chaos |", "|---|---|---|",
-              f"| frames trained | {_cell(u['frames'])} | {_cell(c['frames'])} |",
-              f"| wall time (s) | {_cell(u['wall_s'])} | {_cell(c['wall_s'])} |",
-              f"| training time in the run's clock (s) | {_cell(u['time_s'])} | {_cell(c['time_s'])} |",
-              f"| env-runner restarts (DMC's counter) | {_cell(u['restarts'])} | {_cell(c['restarts'])} |",
-              f"| sample requests lost (DMC's counter) | {_cell(u['samples_lost'])} | {_cell(c['samples_lost'])} |",
-              f"| driver launches | {_cell(u['driver_launches'])} | {_cell(c['driver_launches'])} |",
-              f"| longest stall of frames (s) | {_cell(u['longest_stall_s'], '{:.1f}')} | "
-              f"{_cell(c['longest_stall_s'], '{:.1f}')} |"]
+              f"| frames trained | {cell(u['frames'])} | {cell(c['frames'])} |",
+              f"| wall time (s) | {cell(u['wall_s'])} | {cell(c['wall_s'])} |",
+              f"| training time in the run's clock (s) | {cell(u['time_s'])} | {cell(c['time_s'])} |",
+              f"| env-runner restarts (DMC's counter) | {cell(u['restarts'])} | {cell(c['restarts'])} |",
+              f"| sample requests lost (DMC's counter) | {cell(u['samples_lost'])} | {cell(c['samples_lost'])} |",
+              f"| driver launches | {cell(u['driver_launches'])} | {cell(c['driver_launches'])} |",
+              f"| longest stall of frames (s) | {cell(u['longest_stall_s'], '{:.1f}')} | "
+              f"{cell(c['longest_stall_s'], '{:.1f}')} |",
+              f"| median load average (1 min) in the run's records | {cell(u.get('median_load_1m'), '{:.2f}')} | "
+              f"{cell(c.get('median_load_1m'), '{:.2f}')} |"]
     for spec, row in report["strength"].items():
         lines.append(f"| final {report['score_name']} vs {spec} [95%] | {_interval(row['undisturbed'])} | "
                      f"{_interval(row.get('chaos'))}"
                      + (f" (difference {row['difference']:+.3f}; {'inside' if row['inside'] else 'outside'} the "
                         f"undisturbed interval)" if 'chaos' in row else "") + " |")
+    lines += node_lines(c["faults"])
     verdict = "passed" if report["passed"] else "FAILED: " + "; ".join(report["failures"])
     return "\n".join(lines + ["", f"stall bound {report['stall_bound_s']:g}s; verdict: {verdict}", ""])
 
@@ -128,11 +142,22 @@ def _run_summary(run: WatchedRun | None, out: Path | None, wall_s: float | None)
                "time_s": (final or {}).get("time_s"),
                "wall_s": wall_s, "restarts": (final or {}).get("env_runner_restarts"),
                "samples_lost": (final or {}).get("env_runner_samples_lost"), "eval": (final or {}).get("eval"),
-               "driver_launches": run.driver_launches if run else None, "longest_stall_s": None}
+               "driver_launches": run.driver_launches if run else None, "longest_stall_s": None,
+               "median_load_1m": _median_load(out)}
+    if run is not None and run.cluster is not None:
+        summary["cluster_dir"] = str(run.cluster.stem.parent)
     if run is not None and wall_s is not None:
         summary["longest_stall_s"] = longest_stall(run.watch.observations, wall_s)
         summary["series"] = [[round(o.t, 1), o.frames] for o in run.watch.observations]
     return summary
+
+
+def _median_load(out: Path | None) -> float | None:
+    """The median of the run's records' 1-minute load averages (``load_1m``): how loaded the machine was."""
+    if out is None or not (Path(out) / files.PROGRESS).is_file():
+        return None
+    loads = sorted(r["load_1m"] for r in files.read_progress(out, torn_last_line=True) if r.get("load_1m") is not None)
+    return loads[len(loads) // 2] if loads else None
 
 
 def _final_of(out: Path) -> dict | None:
@@ -151,28 +176,44 @@ def _check_undisturbed(out: Path, game: str, seed: int, eval_deals: int, against
                                                         differ.items()))
 
 
-def _watched(argv: list[str], out: Path, plan, opts: dict, target: int | None, label: str) -> tuple[WatchedRun, float]:
+def _watched(argv: list[str], out: Path, plan, opts: dict, target: int | None, label: str,
+             say=print) -> tuple[WatchedRun, float]:
+    """One watched run; with ``opts["cluster"]`` (``{"nodes", "head_cpus", "node_cpus"}``) on a loopback cluster of
+    its own, started before it and stopped after it."""
+    shape, cluster = opts.get("cluster"), None
+    if shape:
+        began = time.time()
+        cluster = LocalCluster.start(shape["nodes"] - 1, shape["head_cpus"], shape["node_cpus"])
+        say(f"{label}: a cluster of {shape['nodes']} nodes up in {time.time() - began:.0f}s (GCS "
+            f"{cluster.gcs_address})", flush=True)
     run = WatchedRun(argv, out, plan, stall_bound_s=opts["stall_bound_s"], target_frames=target, label=label,
-                     duration_s=opts.get("duration_s"))
+                     duration_s=opts.get("duration_s"), cluster=cluster, add_node_after_s=opts.get("add_node_after_s"))
     began = time.time()
     try:
         run.run()
     finally:
+        wall = time.time() - began
         run.driver.kill_group()
         shutil.rmtree(run.ray_tmpdir, ignore_errors=True)
-    return run, time.time() - began
+        if cluster is not None:
+            run.wait_for_node_adds()
+            cluster.stop()
+    return run, wall
 
 
 def run_chaos(game: str, out: Path, *, duration_s: float, plan: Sequence[tuple[float, str]], seed: int,
               eval_deals: int, against: Sequence[str], checkpoint_every_s: float, num_env_runners: int,
               stall_bound_s: float, undisturbed: Path | None = None, frames: int | None = None,
-              extra: Sequence[str] = (), command: str = "", say=print) -> dict[str, Any]:
+              extra: Sequence[str] = (), command: str = "", cluster: dict | None = None,
+              add_node_after_s: float | None = None, say=print) -> dict[str, Any]:
     """The undisturbed run (unless given or already done in ``OUT/undisturbed``), then the chaos run to its frames;
-    with ``frames``, the chaos run alone to that many (no comparison of strength). Writes chaos.md and chaos.json in
-    ``out`` and returns the report (``passed``, ``failures``)."""
+    with ``frames``, the chaos run alone to that many (no comparison of strength). ``cluster``
+    (``{"nodes", "head_cpus", "node_cpus"}``): each run on a loopback cluster of its own of that shape. Writes chaos.md
+    and chaos.json in ``out`` and returns the report (``passed``, ``failures``)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    opts = {"stall_bound_s": stall_bound_s, "duration_s": duration_s}
+    opts = {"stall_bound_s": stall_bound_s, "duration_s": duration_s, "cluster": cluster,
+            "add_node_after_s": add_node_after_s}
     common = dict(seed=seed, eval_deals=eval_deals, against=against, checkpoint_every_s=checkpoint_every_s,
                   num_env_runners=num_env_runners, extra=extra)
     base_dir = Path(undisturbed) if undisturbed else out / "undisturbed"
@@ -188,7 +229,7 @@ def run_chaos(game: str, out: Path, *, duration_s: float, plan: Sequence[tuple[f
     else:
         say(f"== undisturbed run: {duration_s:g}s of training into {base_dir}", flush=True)
         base_run, base_wall = _watched(train_argv(game, base_dir, stop=["--stop-time", f"{duration_s:g}s"], **common),
-                                       base_dir, (), opts, None, "undisturbed")
+                                       base_dir, (), opts, None, "undisturbed", say)
         failures += [f"undisturbed run: {f}" for f in base_run.failures]
     frames = frames or (_final_of(base_dir) or {}).get("frames_trained")
     chaos_dir = out / "chaos"
@@ -198,7 +239,7 @@ def run_chaos(game: str, out: Path, *, duration_s: float, plan: Sequence[tuple[f
         say(f"== chaos run to {frames:,} frames into {chaos_dir}; faults: "
             + ", ".join(f"{kind} at {t:.0f}s" for t, kind in plan), flush=True)
         chaos_run, chaos_wall = _watched(train_argv(game, chaos_dir, stop=["--stop-frames", str(frames)], **common),
-                                         chaos_dir, plan, opts, frames, "chaos")
+                                         chaos_dir, plan, opts, frames, "chaos", say)
         failures += chaos_run.failures
     else:
         failures.append("the undisturbed run ended without a final record: no chaos run")
@@ -207,9 +248,12 @@ def run_chaos(game: str, out: Path, *, duration_s: float, plan: Sequence[tuple[f
     chaos["not_applied"] = list(plan[len(chaos["faults"]):]) if chaos_run else list(plan)
     failures += [f"fault {n} ({f['kind']} at {f['t']:.0f}s): frames never rose again"
                  for n, f in enumerate(chaos["faults"], 1) if f["recover_s"] is None]
+    failures += [f"fault {n} (node at {f['t']:.0f}s): no worker node could be added back: {f['node_add_error']}"
+                 for n, f in enumerate(chaos["faults"], 1) if f.get("node_add_error")]
     report = {"game": game, "seed": seed, "command": command, "machine": machine_description(),
               "load_before": load_1m() or 0.0, "date": time.strftime("%Y-%m-%d %H:%M"),
               "duration_s": duration_s, "plan": [list(p) for p in plan], "stall_bound_s": stall_bound_s,
+              "cluster": cluster, "add_node_after_s": add_node_after_s,
               "score_name": get_game(game).protocol.score_name,
               "undisturbed": _run_summary(base_run, base_dir, base_wall), "chaos": chaos,
               "strength": compare_strength(_final_of(chaos_dir), base_dir and _final_of(base_dir)),
@@ -231,6 +275,7 @@ def add_chaos_arguments(parser: argparse.ArgumentParser) -> None:
                              "20m 40m")
     parser.add_argument("--interrupt-checkpoint-at", type=parse_duration, default=None,
                         help="from this time on, SIGKILL the driver while it writes its next checkpoint and resume")
+    add_cluster_arguments(parser)
     parser.add_argument("--stall-bound", type=parse_duration, default=parse_duration("5m"),
                         help="fail when frames do not rise for this long, start-up included (default 5m)")
     parser.add_argument("--checkpoint-every", type=parse_duration, default=parse_duration("1m"),
@@ -256,11 +301,13 @@ def check_chaos(args: argparse.Namespace) -> list[tuple[float, str]]:
                              stall_bound=args.stall_bound, checkpoint_every=args.checkpoint_every)
     if args.kill_runner_every is not None and args.num_env_runners < 1:
         raise ValueError("--kill-runner-every needs remote env runners: --num-env-runners must be >= 1")
+    check_cluster(args)
     if args.frames is not None and args.undisturbed:
         raise ValueError("--frames trains the chaos run alone: not with --undisturbed")
     if args.undisturbed is not None and not Path(args.undisturbed).is_dir():
         raise ValueError(f"--undisturbed {args.undisturbed}: no such run directory (a finished cardrl train run)")
-    plan = fault_plan(args.duration, args.kill_runner_every, args.kill_driver_at, args.interrupt_checkpoint_at)
+    plan = fault_plan(args.duration, args.kill_runner_every, args.kill_driver_at, args.interrupt_checkpoint_at,
+                      args.kill_node_at)
     check_specs(args.game, args.against, "--against")
     split_train_flags(args.train_args, args.game)
     return plan
@@ -278,7 +325,9 @@ def main_bench_chaos(args: argparse.Namespace) -> int:
                        against=against, checkpoint_every_s=args.checkpoint_every,
                        num_env_runners=args.num_env_runners, stall_bound_s=args.stall_bound,
                        undisturbed=Path(args.undisturbed) if args.undisturbed else None, frames=args.frames,
-                       extra=split_train_flags(args.train_args), command=command)
+                       extra=split_train_flags(args.train_args), command=command,
+                       cluster={"nodes": args.nodes, "head_cpus": args.head_cpus, "node_cpus": args.node_cpus}
+                       if args.nodes else None, add_node_after_s=args.add_node_after)
     print(format_chaos(report), flush=True)
     print(f"report: {out / 'chaos.md'}, {out / 'chaos.json'}", flush=True)
     return 0 if report["passed"] else 1

@@ -10,7 +10,11 @@ progress (:class:`~cardrl.bench.reliability.ProgressWatch`) and applies each fau
   checkpoint (docs/operations.md, "The driver dies: --resume");
 * ``checkpoint``: from the planned time on, the driver is killed as soon as a checkpoint write has begun
   (``checkpoint.tmp`` exists), then resumed: the torn write must be ignored and the run go on from the last
-  complete checkpoint (docs/operations.md, "Checkpoints").
+  complete checkpoint (docs/operations.md, "Checkpoints");
+* ``node`` (a run on a :class:`~cardrl.bench.local_cluster.LocalCluster`): SIGKILL of every process of a worker node
+  that runs an env runner (its raylet, agents and workers), as a machine that dies; ``add_node_after_s`` later a new
+  worker node joins. RLlib restarts the lost runners (``restart_failed_env_runners``, DMC's default) where there is a
+  free CPU: on the new node when the others are busy (docs/operations.md, "A worker node dies").
 
 A resume that does not go on from that checkpoint, a driver that exits with an error, and frames that do not rise
 for ``stall_bound_s`` are failures (:attr:`WatchedRun.failures`); the run is stopped at the first.
@@ -22,13 +26,14 @@ import os
 import re
 import signal
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from cardrl import run_dir as files
-from cardrl.bench.reliability import ProgressWatch, stalled_for
+from cardrl.bench.reliability import FAULT_KINDS, ProgressWatch, stalled_for
 from cardrl.bench.run_processes import TrainProcess, env_runner_pids
 
 __all__ = ["WatchedRun", "checkpoint_frames", "parse_resumed"]
@@ -83,6 +88,8 @@ class WatchedRun:
     faults: list[dict[str, Any]] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     driver_launches: int = 0
+    cluster: Any = None  # a LocalCluster the driver joins; None: a local Ray of the driver's own
+    add_node_after_s: float | None = None  # a node fault: a new worker node this long after the kill (None: never)
 
     def __post_init__(self):
         self.out = Path(self.out)
@@ -94,6 +101,7 @@ class WatchedRun:
         self._next = 0
         self._pending_resume: dict[str, Any] | None = None
         self._has_complete_checkpoint = False
+        self._node_adds: list[tuple[dict[str, Any], threading.Thread | None]] = []  # node faults to add a node for
 
     # ---- the loop --------------------------------------------------------------------------------------------
     def run(self, progress_every_s: float = 15.0) -> int:
@@ -109,6 +117,7 @@ class WatchedRun:
                 if code is not None:
                     return code
             self._faults_due(now)
+            self._nodes_due(now)
             if now - last_line >= progress_every_s:
                 self.say(self.progress_line(now), flush=True)
                 last_line = now
@@ -137,15 +146,16 @@ class WatchedRun:
         return time.time() - self.t0
 
     def _launch(self, resume: bool) -> None:
-        self.driver = TrainProcess([*self.argv, *(["--resume"] if resume else [])], self.log, self.ray_tmpdir)
+        self.driver = TrainProcess([*self.argv, *(["--resume"] if resume else [])], self.log, self.ray_tmpdir,
+                                   env=None if self.cluster is None else self.cluster.driver_env())
         self.driver_launches += 1
         self._launched_at = self._now()
 
     def progress_line(self, now: float) -> str:
-        counts = {k: sum(1 for f in self.faults if f["kind"] == k) for k in ("runner", "driver", "checkpoint")}
+        counts = {k: sum(1 for f in self.faults if f["kind"] == k) for k in FAULT_KINDS}
         frames = self.watch.frames
-        line = (f"[{self.label} {now:6.0f}s] frames {frames:,} | faults {len(self.faults)}/{len(self.plan)} "
-                f"(runner {counts['runner']}, driver {counts['driver']}, checkpoint {counts['checkpoint']})")
+        line = (f"[{self.label} {now:6.0f}s] frames {frames:,} | faults {len(self.faults)}/{len(self.plan)} ("
+                + ", ".join(f"{k} {n}" for k, n in counts.items() if n or k != "node") + ")")
         recent = [o for o in self.watch.observations if o.t >= now - 120]
         if self.target_frames and len(recent) >= 2 and recent[-1].t > recent[0].t:
             # frames gained over the last two minutes; a resume's step back is not a loss of speed
@@ -175,11 +185,21 @@ class WatchedRun:
         fault = {"kind": kind, "planned_s": planned, "frames_at": self.watch.frames,
                  "restarts_at": self._last("env_runner_restarts")}
         if kind == "runner":
-            pids = env_runner_pids(self.driver.pid)
+            pids = env_runner_pids(self.driver.pid) if self.cluster is None else self.cluster.pids_of("env_runner")
             if not pids:  # starting, or restarting: try again shortly
                 return
             os.kill(pids[0], signal.SIGKILL)
             fault.update(t=self._now(), pid=pids[0], base_frames=fault["frames_at"])
+        elif kind == "node":
+            node = self.cluster.worker_with("env_runner")
+            if node is None:  # no env runner on an alive worker node now: try again shortly
+                return
+            fault.update(samples_lost_at=self._last("env_runner_samples_lost"),
+                         healthy_at=self._last("env_runners_healthy"))
+            fault["killed"] = self.cluster.kill_node(node)
+            fault.update(t=self._now(), node=node.name, base_frames=fault["frames_at"])
+            if self.add_node_after_s is not None:
+                self._node_adds.append((fault, None))
         elif kind == "driver" and not self._checkpoint_seen():
             return  # a kill before the first checkpoint would test a fresh start, not a resume: wait for one
         elif kind == "checkpoint":
@@ -194,6 +214,32 @@ class WatchedRun:
         self.faults.append(fault)
         self._next += 1
         self.say(f"[{self.label} {fault['t']:6.0f}s] fault: {self._fault_text(fault)}", flush=True)
+
+    def _nodes_due(self, now: float) -> None:
+        """Start a new worker node (in a thread: ``ray start`` takes seconds, the polls go on) for each node fault
+        ``add_node_after_s`` after it; each fault gets ``node_add_began_s`` and, once the node is up,
+        ``node_added_s`` (seconds after the kill)."""
+        for n, (fault, thread) in enumerate(self._node_adds):
+            if thread is None and now >= fault["t"] + self.add_node_after_s:
+                fault["node_add_began_s"] = now - fault["t"]
+                thread = threading.Thread(target=self._add_node, args=(fault,), daemon=True)
+                thread.start()
+                self._node_adds[n] = (fault, thread)
+                self.say(f"[{self.label} {now:6.0f}s] adding a worker node ({fault['node_add_began_s']:.0f}s after "
+                         f"the kill of {fault['node']})", flush=True)
+
+    def _add_node(self, fault: dict[str, Any]) -> None:
+        try:
+            fault["node_added"] = self.cluster.add_worker().name
+            fault["node_added_s"] = self._now() - fault["t"]
+        except Exception as err:  # said in the report; the run goes on with the nodes it has
+            fault["node_add_error"] = f"{type(err).__name__}: {err}"
+
+    def wait_for_node_adds(self, timeout_s: float = 180.0) -> None:
+        """Wait for node additions still starting (before the cluster is stopped)."""
+        for _, thread in self._node_adds:
+            if thread is not None:
+                thread.join(timeout_s)
 
     def _checkpoint_seen(self) -> bool:
         """Whether the run has written a complete checkpoint (read from its directory until one is there; a
@@ -234,6 +280,9 @@ class WatchedRun:
     def _fault_text(fault: dict[str, Any]) -> str:
         if fault["kind"] == "runner":
             return f"env runner pid {fault['pid']} killed at {fault['frames_at']:,} frames"
+        if fault["kind"] == "node":
+            return (f"worker node {fault['node']} killed at {fault['frames_at']:,} frames ({len(fault['killed'])} "
+                    f"processes: {', '.join(sorted(set(fault['killed'])))})")
         text = f"driver killed at {fault['frames_at']:,} frames"
         if fault["kind"] == "checkpoint":
             text += " while writing a checkpoint" + (" (no completion marker yet)" if fault["torn"] else

@@ -25,17 +25,18 @@ from cardrl.run_dir import read_progress
 __all__ = ["FAULT_KINDS", "fault_plan", "new_records", "Observation", "ProgressWatch", "time_to_recover",
            "stalled_for", "longest_stall", "least_squares", "growth", "DAY_H"]
 
-FAULT_KINDS = ("runner", "driver", "checkpoint")  # env-runner SIGKILL, driver SIGKILL + --resume, torn checkpoint
+# env-runner SIGKILL, driver SIGKILL + --resume, torn checkpoint, a worker node of a cluster SIGKILLed whole
+FAULT_KINDS = ("runner", "driver", "checkpoint", "node")
 DAY_H = 24.0
 
 
 def fault_plan(duration_s: float, kill_runner_every_s: float | None = None,
                kill_driver_at_s: Sequence[float] = (), interrupt_checkpoint_at_s: float | None = None,
-               ) -> list[tuple[float, str]]:
+               kill_node_at_s: Sequence[float] = ()) -> list[tuple[float, str]]:
     """The faults of a chaos run as ``(seconds after its start, kind)``, sorted: a runner kill at every multiple of
     ``kill_runner_every_s`` before ``duration_s``, a driver kill at each of ``kill_driver_at_s``, a checkpoint write
-    interrupted at the first write after ``interrupt_checkpoint_at_s``. ValueError for a time outside
-    ``(0, duration_s)`` or two driver faults at the same time."""
+    interrupted at the first write after ``interrupt_checkpoint_at_s``, a worker node killed at each of
+    ``kill_node_at_s``. ValueError for a time outside ``(0, duration_s)`` or two driver faults at the same time."""
     if not duration_s > 0:
         raise ValueError(f"--duration must be > 0, got {duration_s!r}")
     plan: list[tuple[float, str]] = []
@@ -58,7 +59,12 @@ def fault_plan(duration_s: float, kill_runner_every_s: float | None = None,
     times = sorted(t for t, _ in driver_times)
     if len(set(times)) != len(times):
         raise ValueError(f"two driver faults at the same time: {times}; the driver can die once at a time")
-    return sorted(plan + driver_times)
+    node_times = [(float(t), "node") for t in kill_node_at_s]
+    for t, _ in node_times:
+        if not 0 < t < duration_s:
+            raise ValueError(f"--kill-node-at {t:g}s is outside the run: give a time between 0 and --duration "
+                             f"({duration_s:g}s)")
+    return sorted(plan + driver_times + node_times)
 
 
 def new_records(seen: Sequence[dict], current: Sequence[dict]) -> tuple[int, list[dict]]:
@@ -85,6 +91,7 @@ class Observation:
     samples_lost: int = 0
     buffer_mb: float | None = None
     episodes: int | None = None
+    healthy: int | None = None  # env runners healthy (RLlib's count), None without remote runners
 
 
 @dataclass
@@ -109,7 +116,8 @@ class ProgressWatch:
             fresh.append(Observation(t, frames, before is None or frames > before,
                                      int(record.get("env_runner_restarts") or 0),
                                      int(record.get("env_runner_samples_lost") or 0),
-                                     record.get("buffer_mb"), record.get("episodes")))
+                                     record.get("buffer_mb"), record.get("episodes"),
+                                     record.get("env_runners_healthy")))
             before = frames
         self.records = list(current)
         self.observations += fresh

@@ -147,11 +147,14 @@ def object_store(address: str, env: dict[str, str], timeout_s: float = 60.0) -> 
 class TrainProcess:
     """One ``cardrl train`` driver in a session of its own, its output appended to ``log``."""
 
-    def __init__(self, argv: Sequence[str], log: Path, ray_tmpdir: Path):
+    def __init__(self, argv: Sequence[str], log: Path, ray_tmpdir: Path, env: dict[str, str] | None = None):
+        """``env``: the driver's environment (default: this process's, without RAY_ADDRESS: a local Ray of its own);
+        a cluster's (:meth:`~cardrl.bench.local_cluster.LocalCluster.driver_env`, with RAY_ADDRESS) joins it."""
         ray_tmpdir.mkdir(parents=True, exist_ok=True)
         self.argv, self.log = list(argv), log
-        self.env = {**os.environ, "OMP_NUM_THREADS": "1", "RAY_TMPDIR": str(ray_tmpdir)}
-        self.env.pop("RAY_ADDRESS", None)
+        self.env = {**(os.environ if env is None else env), "OMP_NUM_THREADS": "1", "RAY_TMPDIR": str(ray_tmpdir)}
+        if env is None:
+            self.env.pop("RAY_ADDRESS", None)
         with log.open("a") as out:
             out.write(f"\n$ cardrl {' '.join(self.argv)}\n")
             out.flush()

@@ -196,6 +196,37 @@ def test_fault_outcomes_and_strength_comparison():
     assert "chaos" not in cmp["rule"]
 
 
+def test_fault_plan_places_node_kills_and_refuses_one_outside_the_run():
+    assert fault_plan(600, kill_node_at_s=[300, 90]) == [(90, "node"), (300, "node")]
+    assert fault_plan(600, 250, kill_node_at_s=[90]) == [(90, "node"), (250, "runner"), (500, "runner")]
+    with pytest.raises(ValueError, match=r"--kill-node-at 600s is outside the run"):
+        fault_plan(600, kill_node_at_s=[600])
+
+
+def test_a_node_kill_outcome_from_the_records_until_the_next_fault():
+    """A worker node killed at 100 s (frames 5,000; 2 runners, 3 requests lost before): frames rise on the other
+    runner at 104 s with 1 runner healthy, the new node is up 30 s after the kill and the runner restarts 12 s later;
+    the requests lost are counted up to the next fault, not beyond."""
+    o = lambda t, frames, restarts=0, lost=3, healthy=2: Observation(t, frames, True, restarts, lost,  # noqa: E731
+                                                                     healthy=healthy)
+    obs = [o(90, 4000), o(100, 5000), o(104, 5400, lost=4, healthy=1), o(120, 6000, lost=4, healthy=1),
+           o(142, 7000, restarts=1, lost=4), o(210, 9000, restarts=1, lost=5, healthy=1)]
+    faults = [{"kind": "node", "t": 100.5, "frames_at": 5000, "base_frames": 5000, "restarts_at": 0,
+               "samples_lost_at": 3, "healthy_at": 2, "node_added_s": 30.0, "node": "n_w00", "killed": ["raylet"]},
+              {"kind": "node", "t": 200.0, "frames_at": 8800, "base_frames": 8800, "restarts_at": 1,
+               "samples_lost_at": 4, "healthy_at": 2, "node": "n_w01", "killed": ["raylet"]}]
+    first, second = fault_outcomes(faults, obs)
+    assert first["recover_s"] == pytest.approx(3.5) and first["runner_back_s"] == pytest.approx(41.5)
+    assert first["runner_back_after_node_s"] == pytest.approx(11.5)
+    assert first["frames_lost"] == 0 and first["requests_lost"] == 1 and first["fewest_healthy"] == 1
+    # no node added for the second (the run ended first): no restart, one request lost, frames rose
+    assert second["runner_back_s"] is None and second["runner_back_after_node_s"] is None
+    assert second["requests_lost"] == 1 and second["recover_s"] == pytest.approx(10.0)
+    # a learner whose state went back would show: frames below those at the kill
+    (went_back,) = fault_outcomes([{**faults[0], "frames_at": 7500}], obs[:5])
+    assert went_back["frames_lost"] == 7500 - 5400
+
+
 def test_a_record_the_dying_driver_wrote_counts_before_the_fault(tmp_path, monkeypatch):
     """Regression: the run loop writes an iteration's record, then its checkpoint; a driver killed during that write
     had its last record stamped after the fault, and the torn checkpoint's recovery read 5.7 s."""

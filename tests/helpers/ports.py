@@ -1,9 +1,5 @@
 """A free TCP port on loopback, for the tests' own servers (Ray heads, cardrl serve)."""
 
-import socket
+from cardrl.bench.local_cluster import free_port
 
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["free_port"]
