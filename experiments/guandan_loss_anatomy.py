@@ -37,11 +37,12 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from cardrl.bench.json_out import utc_now
 from cardrl.eval.records import GameRecord
 from cardrl.eval.stats import mean_interval
 from cardrl.games.guandan import GuanDanGame, team_of
 from cardrl.games.guandan.moves import Category, MoveGenerator
-from experiments.report_files import command_line, utc_now, write_report
+from experiments.report_files import command_line, write_report
 
 GAME = "guandan"
 SIDES = ("A", "B")

@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from cardrl.bench.json_out import utc_now
 from cardrl.eval.stats import mean_interval
 from cardrl.games.guandan import team_of
 from experiments.guandan_q_fit import Decider, agent_decider
-from experiments.report_files import command_line, utc_now, write_report
+from experiments.report_files import command_line, write_report
 
 GAME = "guandan"
 

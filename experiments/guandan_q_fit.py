@@ -30,9 +30,10 @@ from typing import Any, Callable
 
 import numpy as np
 
+from cardrl.bench.json_out import utc_now
 from cardrl.algorithms.common.env_runner import SegmentLabels
 from cardrl.algorithms.common.game_defaults import target_scales
-from experiments.report_files import command_line, utc_now, write_report
+from experiments.report_files import command_line, write_report
 
 GAME = "guandan"
 BINS = (-np.inf, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, np.inf)  # Q bins of the calibration (deal points: -3 .. +3)

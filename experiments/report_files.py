@@ -1,4 +1,4 @@
-"""What the experiments' scripts write: the command that ran, its UTC date, and a report as ``NAME.md`` beside its
+"""What the experiments' scripts write: the command that ran and a report as ``NAME.md`` beside its
 data as ``NAME.json`` (with the command and the date) in an output directory."""
 
 from __future__ import annotations
@@ -9,9 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cardrl.bench.json_out import utc_now
 
-__all__ = ["command_line", "utc_now", "write_report"]
+__all__ = ["command_line", "write_report"]
 
 
 def command_line(module: str, argv: Sequence[str] | None) -> str:

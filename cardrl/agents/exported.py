@@ -8,7 +8,8 @@ the action encoding, how the agent was trained to play (ODMC's pruning) and card
 
 - ``onnx:DIR`` plays those ONNX models with onnxruntime; ``onnx:MODEL.onnx`` (GuanDan) plays a DanZero-format model a
   user supplies: one input of 567 values per legal move, [513 state | 54 action] as the authors' client lays them out
-  (:mod:`cardrl.features.danzero_client`), one Q-value per row out.
+  (:mod:`cardrl.features.danzero_client`), one Q-value per row out; the cards in DanLM's order (its public models),
+  or in the authors' client's with ``onnx:MODEL.onnx:danzero_client``.
 - ``weights:DIR`` rebuilds each network in plain torch (:class:`~cardrl.agents.torch_qnet.TorchQNet`) and loads the
   parameters with ``safetensors.torch.load_file``.
 
@@ -35,12 +36,14 @@ from cardrl.features.layout import encoder_layout, layout_differences
 from cardrl.games.registry import get_game
 
 __all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "load_onnx_agent", "load_weights_agent",
-           "OnnxQNet", "register", "cardrl_version", "DANZERO_CLIENT"]
+           "OnnxQNet", "register", "cardrl_version", "DANZERO_CLIENT", "DANZERO_INPUTS", "BARE_MODEL_ORDER"]
 
 AGENT_FILE = "cardrl_agent.json"
 FORMAT_VERSION = 1
 FORMATS = {"onnx": "onnx", "weights": "safetensors"}  # spec kind -> the export format it reads
-DANZERO_CLIENT = "danzero_client"  # the input layout of a DanZero-format model (rows of [state | action])
+DANZERO_CLIENT = "danzero_client"  # the input layout of a DanZero-format model (rows of [state | action]) ...
+DANZERO_INPUTS = (DANZERO_CLIENT, "danlm")  # ... in the card order of the authors' client or of DanLM's models
+BARE_MODEL_ORDER = "danlm"  # a bare .onnx file's card order unless its spec names one: the public ONNX models' own
 
 
 def cardrl_version() -> str:
@@ -88,10 +91,10 @@ def _check_fits(record: Mapping[str, Any], where: str, game: str, options: Mappi
     if record["game"] not in (spec.name, spec.env_name):
         raise ValueError(f"{where} plays {record['game']!r}, not {game!r}")
     features = record.get("features")
-    if record.get("input") == DANZERO_CLIENT:
+    if record.get("input") in DANZERO_INPUTS:
         from cardrl.features.danzero_client import DanZeroClientFeatures
 
-        encoder = DanZeroClientFeatures()
+        encoder = DanZeroClientFeatures(record["input"])
     else:
         encoder = spec.make_features(features)
     saved = record.get("feature_layout")
@@ -199,8 +202,8 @@ class OnnxQNet:
         return np.asarray(self.session.run(None, feed)[0], dtype=np.float32).reshape(-1)
 
 
-def _danzero_model_agent(file: Path, game: str, options: Mapping[str, Any]) -> QAgent:
-    """The agent of a bare DanZero-format ONNX file (``onnx:MODEL.onnx``)."""
+def _danzero_model_agent(file: Path, game: str, options: Mapping[str, Any], card_order: str) -> QAgent:
+    """The agent of a bare DanZero-format ONNX file (``onnx:MODEL.onnx[:CARD_ORDER]``)."""
     from cardrl.features.danzero import STATE_DIM
     from cardrl.features.danzero_client import INPUT_DIM
 
@@ -214,21 +217,25 @@ def _danzero_model_agent(file: Path, game: str, options: Mapping[str, Any]) -> Q
         raise ValueError(f"{where}: its input has shape {shape}; a DanZero-format model takes (n, {INPUT_DIM}): "
                          f"[513 state | 54 action] per legal move (docs/export.md)")
     spec = get_game(game)
-    record = {"game": spec.name, "input": DANZERO_CLIENT, "features": None, "modules": {a: "q" for a in spec.agents}}
+    record = {"game": spec.name, "input": card_order, "features": None, "modules": {a: "q" for a in spec.agents}}
     return _agent(record, {"q": net}, where, game, options)
 
 
 def load_onnx_agent(path: str, game: str, options: Mapping[str, Any], module: str | None) -> QAgent:
-    """The agent of the ``onnx:PATH`` spec kind (module docstring)."""
-    if module is not None:
-        raise ValueError(f"onnx:{path}:{module}: onnx:PATH takes no :MODULE (the seats play the networks its "
-                         f"{AGENT_FILE} maps them to)")
+    """The agent of the ``onnx:PATH`` spec kind (module docstring); ``:CARD_ORDER`` only after a bare DanZero-format
+    model file (``onnx:MODEL.onnx:danzero_client``; default :data:`BARE_MODEL_ORDER`)."""
     root = Path(path)
     if root.is_file():
-        return _danzero_model_agent(root, game, options)
+        if module is not None and module not in DANZERO_INPUTS:
+            raise ValueError(f"onnx:{path}:{module}: a DanZero-format model's card order is one of "
+                             f"{', '.join(DANZERO_INPUTS)} (default {BARE_MODEL_ORDER}), not {module!r}")
+        return _danzero_model_agent(root, game, options, module or BARE_MODEL_ORDER)
+    if module is not None:
+        raise ValueError(f"onnx:{path}:{module}: onnx:DIR takes no :MODULE (the seats play the networks its "
+                         f"{AGENT_FILE} maps them to)")
     record = read_agent_file(root, "onnx")
     where = f"onnx:{path}"
-    rows = record.get("input") == DANZERO_CLIENT
+    rows = record.get("input") in DANZERO_INPUTS
     networks = {}
     for name, file in _net_files(record, root, where).items():
         net = record["networks"][name]
@@ -263,5 +270,5 @@ def load_weights_agent(path: str, game: str, options: Mapping[str, Any], module:
 
 def register() -> None:
     """Register the ``onnx`` and ``weights`` agent-spec kinds (the ``cardrl.agent_loaders`` entry point)."""
-    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx", runs_code=False), replace=True)
+    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx[:danzero_client]", runs_code=False), replace=True)
     register_agent_loader(AgentLoader("weights", load_weights_agent, "weights:DIR", runs_code=False), replace=True)

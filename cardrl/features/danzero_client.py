@@ -20,10 +20,18 @@ client     size  block                                           cardrl ``danzer
 513:567      54  the action's cards                              the action vector, kinds permuted
 =========  ====  ==============================================  =================================================
 
-Card order. The client numbers a kind ``13 * suit + rank`` over suits hearts, spades, clubs, diamonds (``H2`` = 0 ..
-``DA`` = 51, ``SB`` the black joker 52, ``HR`` the red joker 53) and writes a count vector column-major, so position
-``4 * rank + s`` holds suit ``s`` of (H, S, C, D); cardrl's kind ``4 * rank + s`` counts suits (d, c, h, s). So within
-each rank the client's positions (H, S, C, D) take cardrl's (h, s, c, d), and the jokers stay (:data:`CLIENT_KINDS`).
+Card order, two of them (:data:`CARD_ORDERS`). The client numbers a kind ``13 * suit + rank`` over suits hearts,
+spades, clubs, diamonds (``H2`` = 0 .. ``DA`` = 51, ``SB`` the black joker 52, ``HR`` the red joker 53).
+
+- ``danzero_client``: the authors' client (``card2array``) writes a count vector column-major, so position
+  ``4 * rank + s`` holds suit ``s`` of (H, S, C, D); cardrl's kind ``4 * rank + s`` counts suits (d, c, h, s). So within
+  each rank the client's positions (H, S, C, D) take cardrl's (h, s, c, d), and the jokers stay (:data:`CLIENT_KINDS`).
+- ``danlm``: DanLM's reproduction of DanZero (its public int8 ONNX models) writes position ``13 * suit + rank``, the
+  card number itself (:data:`DANLM_KINDS`), as its first-layer weights read; its model plays far better this way
+  than the client's way (docs/export.md, "DanZero-format models").
+
+Every block of 54 (hand, others' cards, actions, played cards) uses the one order; the wild-card flags are the
+client's, computed from the cards whatever the order.
 
 The latest action. The client keeps every action of the deal in order (a pass is empty) and shows the last one, all
 -1 before the first action of the deal; after a player has finished, it inserts a -1 entry for that player after the
@@ -52,10 +60,15 @@ import numpy as np
 from cardrl.features.base import FeatureEncoder, check_action_ids
 from cardrl.features.danzero import SLICES, STATE_DIM, DanZeroFeatures
 
-__all__ = ["DanZeroClientFeatures", "CLIENT_KINDS", "CLIENT_SLICES", "client_wild_flags", "INPUT_DIM"]
+__all__ = ["DanZeroClientFeatures", "CLIENT_KINDS", "DANLM_KINDS", "CARD_ORDERS", "CLIENT_SLICES",
+           "client_wild_flags", "INPUT_DIM"]
 
+_CLIENT_SUITS = (2, 3, 1, 0)  # the client's suits H, S, C, D as cardrl's suit index (d, c, h, s)
 # position i of the client's 54-vector holds cardrl's kind CLIENT_KINDS[i]: per rank (H, S, C, D) <- (h, s, c, d)
-CLIENT_KINDS = np.array([4 * rank + suit for rank in range(13) for suit in (2, 3, 1, 0)] + [52, 53], dtype=np.int64)
+CLIENT_KINDS = np.array([4 * rank + suit for rank in range(13) for suit in _CLIENT_SUITS] + [52, 53], dtype=np.int64)
+# DanLM's: position 13 * suit + rank, per suit H, S, C, D the ranks 2..A
+DANLM_KINDS = np.array([4 * rank + suit for suit in _CLIENT_SUITS for rank in range(13)] + [52, 53], dtype=np.int64)
+CARD_ORDERS = {"danzero_client": CLIENT_KINDS, "danlm": DANLM_KINDS}
 CLIENT_SLICES = {"hand": slice(0, 54), "wild_flags": slice(54, 66), "unseen": slice(66, 120),
                  "latest_action": slice(120, 174), "partner_last_action": slice(174, 228),
                  "played": slice(228, 390), "cards_left": slice(390, 474), "levels": slice(474, 513)}
@@ -94,24 +107,26 @@ def client_wild_flags(hand: np.ndarray, level: int) -> np.ndarray:
     return flags
 
 
-def _in_client_order(counts: np.ndarray) -> np.ndarray:
-    return np.asarray(counts)[..., CLIENT_KINDS]
-
-
 class DanZeroClientFeatures(FeatureEncoder):
-    """DanZero's 513-value state and 54-value action in the authors' client layout (module docstring), from a
-    :class:`~cardrl.games.guandan.GuanDanView`. Not a registered encoder: the ``onnx:`` agent of a DanZero-format
-    model uses it (docs/export.md)."""
+    """DanZero's 513-value state and 54-value action in the authors' client layout (module docstring), with the
+    card order ``card_order`` (a key of :data:`CARD_ORDERS`), from a :class:`~cardrl.games.guandan.GuanDanView`. Not
+    a registered encoder: the ``onnx:`` agent of a DanZero-format model uses it (docs/export.md)."""
 
-    name = "danzero_client_v1"
     version = 1
     history_shape = None
     action_dim = 54
     obs_low = -1.0
     obs_high = 2.0
 
-    def __init__(self):
+    def __init__(self, card_order: str = "danzero_client"):
+        if card_order not in CARD_ORDERS:
+            raise ValueError(f"card order {card_order!r}; DanZero-format card orders: {', '.join(CARD_ORDERS)}")
+        self.card_order, self._kinds = card_order, CARD_ORDERS[card_order]
+        self.name = f"{card_order}_v1"
         self._papers = DanZeroFeatures()
+
+    def _in_order(self, counts: np.ndarray) -> np.ndarray:
+        return np.asarray(counts)[..., self._kinds]
 
     def state_dim(self, agent=None) -> int:
         return STATE_DIM
@@ -122,21 +137,21 @@ class DanZeroClientFeatures(FeatureEncoder):
     def encode_view(self, view, out: np.ndarray | None = None) -> np.ndarray:
         papers = self._papers.encode_view(view)
         state = np.zeros(STATE_DIM, dtype=np.float32) if out is None else out
-        state[CLIENT_SLICES["hand"]] = _in_client_order(papers[SLICES["hand"]])
-        state[CLIENT_SLICES["wild_flags"]] = client_wild_flags(state[CLIENT_SLICES["hand"]], int(view.level))
-        state[CLIENT_SLICES["unseen"]] = _in_client_order(papers[SLICES["unseen"]])
+        hand = papers[SLICES["hand"]]
+        state[CLIENT_SLICES["hand"]] = self._in_order(hand)
+        state[CLIENT_SLICES["wild_flags"]] = client_wild_flags(hand[CLIENT_KINDS], int(view.level))
+        state[CLIENT_SLICES["unseen"]] = self._in_order(papers[SLICES["unseen"]])
         state[CLIENT_SLICES["latest_action"]] = self._latest_action(view)
         state[CLIENT_SLICES["partner_last_action"]] = self._partner_last(view)
-        state[CLIENT_SLICES["played"]] = _in_client_order(papers[SLICES["played"]].reshape(3, 54)).reshape(-1)
+        state[CLIENT_SLICES["played"]] = self._in_order(papers[SLICES["played"]].reshape(3, 54)).reshape(-1)
         state[CLIENT_SLICES["cards_left"]] = papers[SLICES["cards_left"]]
         state[CLIENT_SLICES["levels"]] = papers[SLICES["levels"]]
         return state
 
-    @staticmethod
-    def _cards(move) -> np.ndarray:
+    def _cards(self, move) -> np.ndarray:
         counts = np.zeros(54, dtype=np.float32)
         np.add.at(counts, np.asarray(move.cards, dtype=np.int64), 1.0)
-        return _in_client_order(counts)
+        return self._in_order(counts)
 
     def _latest_action(self, view) -> np.ndarray:
         up = (view.seat + 3) % 4
@@ -157,7 +172,7 @@ class DanZeroClientFeatures(FeatureEncoder):
     def action_features(self, source, ids) -> np.ndarray:
         """``(n, 54)`` float32: the cards of each move (a wild card at its own kind, as the client's action list names
         physical cards) in the client's order."""
-        return _in_client_order(source.move_cards(check_action_ids(ids)).astype(np.float32))
+        return self._in_order(source.move_cards(check_action_ids(ids)).astype(np.float32))
 
     def rows(self, view, ids) -> np.ndarray:
         """``(n, 567)`` float32: the client's ``x_batch``, the state repeated beside each move's action."""

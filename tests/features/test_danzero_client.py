@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from cardrl.features.danzero import SLICES, DanZeroFeatures
-from cardrl.features.danzero_client import CLIENT_KINDS, CLIENT_SLICES, DanZeroClientFeatures, client_wild_flags
+from cardrl.features.danzero_client import (CLIENT_KINDS, CLIENT_SLICES, DANLM_KINDS, DanZeroClientFeatures,
+                                           client_wild_flags)
 from cardrl.games.guandan.moves import parse_cards
 from cardrl.games.registry import get_game
 from helpers.danzero_client_replay import ClientBook, client_numbers, counts
@@ -123,7 +124,7 @@ def test_a_danzero_format_onnx_model_plays_through_the_onnx_spec(tmp_path):
     from helpers.agreement import positions
 
     model = _danzero_model(tmp_path / "danzero.onnx")
-    agent = build_agent(f"onnx:{tmp_path / 'danzero.onnx'}", GAME, ONE_DEAL)
+    agent = build_agent(f"onnx:{tmp_path / 'danzero.onnx'}:danzero_client", GAME, ONE_DEAL)
     encoder = DanZeroClientFeatures()
     checked = 0
     for view, legal in positions(GAME, ONE_DEAL, 150, seed=2):
@@ -150,3 +151,50 @@ def test_onnx_model_files_that_are_not_danzero_format_are_refused(tmp_path):
     (tmp_path / "junk.onnx").write_bytes(b"not a model")
     with pytest.raises(ValueError, match="not an ONNX model"):
         build_agent(f"onnx:{tmp_path / 'junk.onnx'}", GAME, ONE_DEAL)
+
+
+def test_danlms_card_order_is_the_card_number_and_everything_else_the_clients():
+    """DanLM's models read position ``13 * suit + rank`` where the client writes ``4 * rank + suit`` (suits H, S, C,
+    D; the jokers last in both): every 54-value block is the client's permuted so, the flags, cards left and levels
+    are the client's."""
+    spec = get_game(GAME)
+    engine = spec.make_engine(**spec.full_options({**ONE_DEAL, "level": "7"}))
+    engine.reset(5)
+    for _ in range(14):
+        engine.step(int(engine.legal_moves()[-1]))
+    view = engine.view(engine.current_player)
+    client, danlm = DanZeroClientFeatures(), DanZeroClientFeatures("danlm")
+    to_danlm = np.array([4 * rank + suit for suit in range(4) for rank in range(13)] + [52, 53])
+    assert np.array_equal(DANLM_KINDS, CLIENT_KINDS[to_danlm])
+    a, b = client.encode_view(view), danlm.encode_view(view)
+    for block in ("hand", "unseen", "latest_action", "partner_last_action"):
+        assert np.array_equal(b[CLIENT_SLICES[block]], a[CLIENT_SLICES[block]][to_danlm]), block
+    assert np.array_equal(b[CLIENT_SLICES["played"]].reshape(3, 54), a[CLIENT_SLICES["played"]].reshape(3, 54)[:,
+                          to_danlm])
+    for block in ("wild_flags", "cards_left", "levels"):
+        assert np.array_equal(b[CLIENT_SLICES[block]], a[CLIENT_SLICES[block]]), block
+    legal = engine.legal_moves()
+    assert np.array_equal(danlm.action_features(view, legal), client.action_features(view, legal)[:, to_danlm])
+    assert b[CLIENT_SLICES["hand"]][13 * 0 + 5] == view.hand[4 * 5 + 2]  # H7 (hearts, the client's suit 0)
+    assert danlm.name == "danlm_v1" and client.name == "danzero_client_v1"
+
+
+def test_a_bare_model_reads_danlms_order_unless_its_spec_names_the_clients(tmp_path):
+    import torch
+
+    from cardrl.eval.agents import build_agent
+    from helpers.agreement import positions
+
+    model = _danzero_model(tmp_path / "danzero.onnx", seed=4)
+    default = build_agent(f"onnx:{tmp_path / 'danzero.onnx'}", GAME, ONE_DEAL)
+    named = build_agent(f"onnx:{tmp_path / 'danzero.onnx'}:danlm", GAME, ONE_DEAL)
+    encoder = DanZeroClientFeatures("danlm")
+    for view, legal in positions(GAME, ONE_DEAL, 40, seed=5):
+        with torch.no_grad():
+            q = model(torch.from_numpy(encoder.rows(view, legal))).numpy().reshape(-1)
+        for agent in (default, named):
+            assert q[int(np.searchsorted(legal, agent.act(view, legal)))] >= q.max() - 1e-5
+    with pytest.raises(ValueError, match="card order is one of danzero_client, danlm"):
+        build_agent(f"onnx:{tmp_path / 'danzero.onnx'}:player_0", GAME, ONE_DEAL)
+    with pytest.raises(ValueError, match="DanZero-format card orders: danzero_client, danlm"):
+        DanZeroClientFeatures("suits")
