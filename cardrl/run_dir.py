@@ -38,6 +38,7 @@ from cardrl.whole_lines import append_line
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "run_options", "write_config", "trim_progress", "save_checkpoint",
+           "record_as_produced",
            "latest_checkpoint", "ProgressLog", "log_scalars", "check_run_dir_args", "TIMING_FIELDS", "without_timing",
            "OutOfSpaceError", "is_out_of_space", "directory_bytes", "space_message"]
 
@@ -235,7 +236,7 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
         if not is_out_of_space(err):
             raise
         raise _checkpoint_out_of_space(out, tmp) from err
-    _record_as_produced(tmp, final)
+    record_as_produced(tmp, final)
     if final.exists():
         if prev.exists():
             shutil.rmtree(prev)
@@ -246,9 +247,10 @@ def save_checkpoint(algo: Any, out: Path) -> Path:
     return final
 
 
-def _record_as_produced(checkpoint: Path, final: Path) -> None:
-    """Record ``checkpoint`` (to be renamed ``final``) as produced here; a record that can not be written (a
-    read-only home, a full disk) is said, and the run goes on: loading the checkpoint will warn."""
+def record_as_produced(checkpoint: Path, final: Path | str) -> None:
+    """Record ``checkpoint`` (to be renamed or copied to ``final``: ``cardrl train``'s checkpoint, a Tune trial's) as
+    produced here; a record that can not be written (a read-only home, a full disk) is said, and the run goes on:
+    loading the checkpoint will warn."""
     from cardrl.checkpoint_trust import record_produced
 
     try:

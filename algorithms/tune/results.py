@@ -1,5 +1,6 @@
 """A sweep's results: one row per trial (its swept values, its last evaluation, its status and restarts), the
-best trial, the table printed at the end, ``results.csv`` and ``adp_vs_swept.png``."""
+best trial, the table printed at the end and ``results.csv`` (both with each trial's restarts), and
+``adp_vs_swept.png``."""
 
 from __future__ import annotations
 
@@ -49,14 +50,16 @@ def best_of(rows: list[dict]) -> dict | None:
 
 
 def table(rows: list[dict], names: list[str], score_name: str, against: str) -> str:
-    head = ["trial", *names, f"{score_name} vs {against}", "95% interval", "frames", "evals", "status"]
+    """The printed table, best first: each trial's swept values, last evaluation, status and the restarts Tune made
+    of it from its checkpoint (a lost node, a killed process)."""
+    head = ["trial", *names, f"{score_name} vs {against}", "95% interval", "frames", "evals", "status", "restarts"]
     body = []
     for r in sorted(rows, key=lambda r: (r["adp"] is None, -(r["adp"] or 0))):
         adp = "-" if r["adp"] is None else f"{r['adp']:+.3f}"
         ci = "-" if r["adp"] is None else f"[{r['adp_low']:+.3f}, {r['adp_high']:+.3f}]"
         frames = "-" if r["frames_trained"] is None else f"{r['frames_trained']:,}"
         body.append([r["trial"], *(label(r[n]) for n in names), adp, ci, frames, str(r["evaluations"]),
-                     r["status"]])
+                     r["status"], str(r.get("restarts", 0))])
     widths = [max(len(str(x)) for x in col) for col in zip(head, *body)]
     lines = ["  ".join(str(x).ljust(w) for x, w in zip(line, widths)) for line in (head, *body)]
     return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
@@ -64,7 +67,7 @@ def table(rows: list[dict], names: list[str], score_name: str, against: str) -> 
 
 def write_csv(path: Path, rows: list[dict], names: list[str]) -> None:
     columns = ["trial", *names, "adp", "adp_low", "adp_high", "frames_trained", "time_s", "evaluations", "status",
-               "checkpoint"]
+               "restarts", "checkpoint"]
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=columns)
         writer.writeheader()

@@ -3,11 +3,12 @@
 It builds the algorithm with the trial's option values over the command line's, trains it until the stop rule and
 evaluates the greedy networks against the ``--metric-against`` baseline on the same seeded deals every
 ``--eval-every`` and at the end (sides swapped, ADP with its 95% t-interval; points per deal where the game's episode
-is a match), reporting each evaluation to Tune with an algorithm checkpoint (:class:`TuneReports`). The agent is
-evaluated as it plays deployed: an ODMC trial with its pruning, an oracle trial with a zero oracle block;
-``--metric-oracle-block trained`` ranks oracle trials on the score with the block they are trained on, and every
-report of an oracle trial whose lambda is above 0 carries both, labelled (``adp_zero_block``, ``adp_trained_block``,
-``metric_label``). A trial Tune restarts (``--max-failures``) resumes from its last checkpoint: its frames and its
+is a match), reporting each evaluation to Tune with an algorithm checkpoint (:class:`TuneReports`), recorded as
+produced on this machine like ``cardrl train``'s (:mod:`cardrl.checkpoint_trust`: the best trial's checkpoint loads
+without a warning). The agent is evaluated as it plays deployed: an ODMC trial with its pruning, an oracle trial
+with a zero oracle block; ``--metric-oracle-block trained`` ranks oracle trials on the score with the block they are
+trained on, and every report of an oracle trial whose lambda is above 0 carries both, labelled (``adp_zero_block``,
+``adp_trained_block``, ``metric_label``). A trial Tune restarts (``--max-failures``) resumes from its last checkpoint: its frames and its
 elapsed training time (the checkpoint's ``run_info``) go on, and so do the stop rule and ``time_s``.
 """
 
@@ -15,12 +16,14 @@ from __future__ import annotations
 
 import os
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.loop import RunClock, run_loop
 from cardrl.algorithms.training.registry import driver
 from cardrl.algorithms.tune.settings import Sweep, TuneSettings
+from cardrl.run_dir import record_as_produced
 
 __all__ = ["dmc_trial", "trial_resources", "TuneReports"]
 
@@ -74,6 +77,10 @@ class TuneReports:
         algo.run_info = clock.run_info(clock.elapsed())
         with tempfile.TemporaryDirectory(prefix="cardrl_tune_") as tmp:
             algo.save_to_path(tmp)
+            # trusted as cardrl train's are: Tune copies the files as they are into the trial's directory, so the
+            # copy has this fingerprint and `checkpoint:PATH` loads it on this machine without the pickle warning
+            record_as_produced(Path(tmp), f"{tune.get_context().get_trial_dir()} (training iteration "
+                                          f"{record.get('iteration')})")
             tune.report({**_metrics(record, self.tune, done), **self.where},
                         checkpoint=tune.Checkpoint.from_directory(tmp))
 

@@ -202,7 +202,7 @@ class LocalCluster:
         cluster = cls(stem=stem, head_cpus=head_cpus, worker_cpus=worker_cpus)
         try:
             cluster.env, _ = token_env(Path(f"{stem}_token"))
-            cluster.gcs_port, cluster.dashboard_port = start_head(cluster.head_dir, head_cpus, cluster.env)
+            cluster.gcs_port, cluster.dashboard_port = cluster._start_head()
             for _ in range(workers):
                 cluster.add_worker()
             cluster.wait_for_nodes(1 + workers, timeout_s)
@@ -210,6 +210,19 @@ class LocalCluster:
             cluster.stop()
             raise
         return cluster
+
+    def _start_head(self, attempts: int = 2) -> tuple[int, int]:
+        """Start the head, again after a failed start (Ray gives a raylet 30 s to register with the GCS, which a
+        loaded machine can miss); the last failure is raised."""
+        for attempt in range(attempts):
+            try:
+                return start_head(self.head_dir, self.head_cpus, self.env)
+            except (RuntimeError, subprocess.TimeoutExpired):
+                stop_own_processes(self.head_dir)
+                shutil.rmtree(self.head_dir, ignore_errors=True)
+                if attempt + 1 == attempts:
+                    raise
+        raise ValueError(f"attempts must be >= 1, got {attempts}")
 
     @property
     def head_dir(self) -> Path:
@@ -233,13 +246,24 @@ class LocalCluster:
         token = {k: self.env[k] for k in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN_PATH")}
         return {**keep, **token, "RAY_ADDRESS": self.gcs_address, "OMP_NUM_THREADS": "1"}
 
-    def add_worker(self) -> Path:
-        """Start one more worker node (a fresh temp dir); returns its temp dir."""
-        directory = Path(f"{self.stem}_w{self._added:02d}")
-        self._added += 1
-        start_worker(self.gcs_port, directory, self.worker_cpus, self.env)
-        self.workers.append(directory)
-        return directory
+    def add_worker(self, attempts: int = 2) -> Path:
+        """Start one more worker node (a fresh temp dir); returns its temp dir. A start that fails is cleaned up and
+        tried again with a new temp dir, up to ``attempts`` times (Ray gives a raylet 30 s to register with the
+        GCS, which a loaded machine can miss); the last failure is raised."""
+        for attempt in range(attempts):
+            directory = Path(f"{self.stem}_w{self._added:02d}")
+            self._added += 1
+            try:
+                start_worker(self.gcs_port, directory, self.worker_cpus, self.env)
+            except (RuntimeError, subprocess.TimeoutExpired):
+                stop_own_processes(directory)
+                shutil.rmtree(directory, ignore_errors=True)
+                if attempt + 1 == attempts:
+                    raise
+                continue
+            self.workers.append(directory)
+            return directory
+        raise ValueError(f"attempts must be >= 1, got {attempts}")
 
     def alive_nodes(self) -> list[dict]:
         """Ray's record of the cluster's alive nodes ([] while the dashboard does not answer)."""

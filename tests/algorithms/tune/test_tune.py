@@ -85,9 +85,13 @@ def test_every_experiment_space_applies_to_its_game(preset):
 
 @pytest.mark.slow  # a whole sweep: 2 minutes of the default suite's 15
 @pytest.mark.timeout(600)
-def test_two_trial_sweep_runs_on_two_cpus(ray_local, tmp_path, capsys):
+def test_two_trial_sweep_runs_on_two_cpus(ray_local, tmp_path, capsys, monkeypatch):
     """Two trials at once on the 2-CPU local Ray (one CPU each: sampling in the trial's process), ranked on ADP
-    against the random agent; the best trial's checkpoint loads as a ``checkpoint:`` agent."""
+    against the random agent; the best trial's checkpoint loads as a ``checkpoint:`` agent, and without the
+    untrusted-checkpoint warning: the trial recorded it as produced on this machine, as cardrl train does."""
+    import warnings
+
+    from cardrl.checkpoint_trust import TRUST_ENV, UntrustedCheckpointWarning, produced_here
     from cardrl.eval.agents import build_agent
 
     space = _space(tmp_path, {"description": "two learning rates", "sweep": {"lr": {"grid": [1e-4, 1e-3]}}})
@@ -112,7 +116,12 @@ def test_two_trial_sweep_runs_on_two_cpus(ray_local, tmp_path, capsys):
     assert best["adp"] == max(t["adp"] for t in trials)
     assert (out / "results.csv").read_text().splitlines()[0].startswith("trial,lr,adp,adp_low,adp_high")
     assert (out / "adp_vs_swept.png").stat().st_size > 1000
-    agent = build_agent(f"checkpoint:{best['checkpoint']}", "doudizhu")
+    # a user's environment: only checkpoints produced here load without a warning
+    monkeypatch.delenv(TRUST_ENV, raising=False)
+    assert all(produced_here(Path(t["checkpoint"])) for t in trials), trials
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UntrustedCheckpointWarning)
+        agent = build_agent(f"checkpoint:{best['checkpoint']}", "doudizhu")
     assert agent is not None
 
 

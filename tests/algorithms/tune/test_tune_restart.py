@@ -88,3 +88,19 @@ def test_max_failures_is_an_int_of_at_least_minus_one(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["tune", "doudizhu", "--space", str(space), "--max-failures", "two"])
     assert "argument --max-failures: 'two' is not an int; give an int >= -1" in capsys.readouterr().err
+
+
+def test_the_results_table_and_csv_count_each_trials_restarts(tmp_path):
+    from cardrl.algorithms.tune.results import table, write_csv
+
+    rows = [{"trial": f"t{n}", "lr": lr, "adp": adp, "adp_low": adp - 0.5, "adp_high": adp + 0.5,
+             "frames_trained": 4000, "time_s": 9.0, "evaluations": 5, "status": "completed", "restarts": restarts,
+             "checkpoint": f"/sweep/t{n}"} for n, (lr, adp, restarts) in enumerate([(1e-4, 0.2, 0), (1e-3, 0.4, 2)])]
+    lines = table(rows, ["lr"], "ADP", "random").splitlines()
+    assert lines[0].split()[-2:] == ["status", "restarts"]
+    assert [line.split()[0] for line in lines[2:]] == ["t1", "t0"]  # best first
+    assert [line.split()[-1] for line in lines[2:]] == ["2", "0"]
+    write_csv(tmp_path / "results.csv", rows, ["lr"])
+    header, *body = (tmp_path / "results.csv").read_text().splitlines()
+    at = header.split(",").index("restarts")
+    assert [line.split(",")[at] for line in body] == ["0", "2"]
