@@ -1,8 +1,9 @@
 """Which checkpoints load without a warning (docs/operations.md, "Security").
 
 An RLlib checkpoint is a pickle: loading one runs whatever code it names. cardrl loads one without a word when this
-machine produced it: every checkpoint ``cardrl train`` writes is recorded by the fingerprint of its files' contents
-(:func:`checkpoint_fingerprint`: the path and SHA-256 of each file) in a record of this machine's,
+machine produced it: every checkpoint ``cardrl train`` writes, and every one a ``cardrl tune`` trial reports, is
+recorded by the fingerprint of its files' contents (:func:`checkpoint_fingerprint`: the path and SHA-256 of each
+file) in a record of this machine's,
 ``produced_checkpoints.jsonl`` in the state directory (:func:`state_dir`: ``$CARDRL_STATE_DIR``, else
 ``$XDG_STATE_HOME/cardrl``, else ``~/.local/state/cardrl``). Any other checkpoint (downloaded, copied from another
 machine, or changed since it was written) gets an :class:`UntrustedCheckpointWarning` before it is loaded, unless the
