@@ -7,6 +7,11 @@ The local Ray is started with ``address="local"``: a bare ``ray.init()`` would i
 Ray's ``ray_current_cluster`` file by the last ``ray start --head`` on this machine (still running, or dead and never
 ``ray stop``-ped), and refuse the local Ray's size ("When connecting to an existing cluster, num_cpus and num_gpus
 must not be provided"). docs/operations.md, "Which Ray a command uses".
+
+The local Ray's workers run at the command's own priority (Ray's ``worker_niceness`` 0; Ray's default starts them 15
+steps nicer than the driver). DMC's env runners are Ray workers and its learner runs in the driver: with Ray's default,
+on a shared machine the runners (half of the work) yield to every other process while the learner does not, and a
+run started with ``nice`` could not be given a priority at all (docs/performance.md, "Priority").
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ def start_ray(num_cpus: int, address: str | None = None, *, say: Callable[[str],
     wanted, source = _asked_for(address)
     if wanted is None:
         ray.init(address="local", num_cpus=num_cpus, include_dashboard=False, log_to_driver=False,
-                 configure_logging=False)
+                 configure_logging=False, _system_config={"worker_niceness": 0})
         say(f"Ray: started a local Ray of this command's own ({num_cpus} CPUs, no dashboard); set RAY_ADDRESS to "
             f"join a cluster instead")
         return LOCAL

@@ -1,7 +1,8 @@
 """Which Ray a cardrl command uses (cardrl/ray_start.py): its own local Ray unless a cluster is asked for, even when
 Ray's record of the last `ray start --head` on this machine (``ray_current_cluster`` in Ray's temp dir) names a head
 that is dead (a stale record) or alive; the cluster of RAY_ADDRESS when asked, joined without the options Ray refuses
-there, with token authentication; one line saying which; a clear, quick refusal when the cluster can not be joined.
+there, with token authentication; one line saying which; a clear, quick refusal when the cluster can not be joined;
+the local Ray's workers at the driver's priority.
 
 Ray reads the record from ``$RAY_TMPDIR/ray/ray_current_cluster`` (default /tmp/ray), so each test points
 RAY_TMPDIR at a short directory of its own (Ray's socket paths must stay under 108 characters) and never touches the
@@ -64,6 +65,8 @@ def test_stale_record_of_a_dead_head_starts_a_local_ray(no_local_ray, ray_tmpdir
     try:
         assert start_ray(1, say=lines.append) == "local"
         assert ray.cluster_resources()["CPU"] == 1  # the size asked for: a Ray of its own
+        # its workers at the driver's priority (Ray's default: 15 steps nicer; docs/performance.md, "Priority")
+        assert ray.get(ray.remote(lambda: os.nice(0)).remote()) == os.nice(0)
     finally:
         ray.shutdown()
     assert len(lines) == 1 and lines[0].startswith("Ray: started a local Ray") and "RAY_ADDRESS" in lines[0], lines

@@ -26,7 +26,9 @@ clock: a stop or an evaluation by time, or more than one torch thread.
 
 from __future__ import annotations
 
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -341,6 +343,7 @@ def run_training(run_spec: RunSpec) -> int:
     elif resume:
         warn_if_untrusted(resume_from, "--resume")  # a run another machine wrote (a new head on shared storage)
     algo = config.build_algo()
+    before = _on_sigterm(_raise_terminated)
     try:
         set_learner_threads(algo, run_spec.run.learner_threads)
         run_info = _restore(driver, algo, run_spec.run, out, resume_from)
@@ -356,16 +359,36 @@ def run_training(run_spec: RunSpec) -> int:
     except files.OutOfSpaceError as err:  # a full disk stops the run; what it wrote is whole (docs/operations.md)
         print(f"cardrl train: stopped: {err}", file=sys.stderr, flush=True)
         return 1
-    except KeyboardInterrupt:  # Ctrl-C, or cardrl bench learning's --hours deadline
+    except (KeyboardInterrupt, _Terminated) as stop:  # Ctrl-C, --hours' deadline, a scheduler's or kill's SIGTERM
         print(_interrupted_message(out, files.latest_checkpoint(out, driver.verify_checkpoint)), file=sys.stderr,
               flush=True)
-        return _INTERRUPTED
+        return 128 + (stop.signum if isinstance(stop, _Terminated) else signal.SIGINT)  # a shell's status for it
     finally:
         algo.stop()
+        if before is not None:
+            _on_sigterm(before)
     return 0
 
 
-_INTERRUPTED = 130  # a shell's exit status for a process stopped by SIGINT
+class _Terminated(Exception):
+    """SIGTERM, raised in the main thread so that a run stops as on Ctrl-C (Ray's own handler would abort the
+    process with a native stack trace)."""
+
+    def __init__(self, signum: int):
+        super().__init__(f"signal {signum}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, _frame: Any) -> None:
+    raise _Terminated(signum)
+
+
+def _on_sigterm(handler: Any) -> Any:
+    """Install ``handler`` for SIGTERM and return the one it replaces (None off the main thread, where Python
+    allows no handler: a run started from a thread keeps the process's)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, handler)
 
 
 def _interrupted_message(out: Path, checkpoint: Path | None) -> str:
