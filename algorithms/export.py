@@ -23,24 +23,26 @@ masked module (``ppo:PATH``). Layer 8: this module reads checkpoints with the al
 from __future__ import annotations
 
 import argparse
-import json
 import shutil
 import tempfile
 import time
 import warnings
-from datetime import datetime, timezone
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
+from cardrl.algorithms.export_record import agent_record, json_text, network_record
 from cardrl.checkpoint_trust import warn_if_untrusted
 
-__all__ = ["add_export_arguments", "check_export", "main_export", "export_checkpoint", "EXPORT_FORMATS"]
+__all__ = ["add_export_arguments", "check_export", "main_export", "export_checkpoint", "export_fp16_checked",
+           "Fp16Check", "EXPORT_FORMATS", "FP16_MIN_AGREEMENT", "FP16_POSITIONS"]
 
 EXPORT_FORMATS = ("onnx", "safetensors")
 _OPSET = 17
 _PACKAGES = {"onnx": ("onnx", "onnxruntime"), "safetensors": ("safetensors",)}
+FP16_MIN_AGREEMENT = 0.999  # float16 weights are kept when their moves agree with float32's this often
+FP16_POSITIONS = 2000  # seeded positions (two or more legal moves) the check plays
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +56,9 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--int8", action="store_true",
                         help="ONNX only: quantize the weights to int8 (onnxruntime's dynamic quantization; about 4x "
                              "smaller, moves may differ where Q-values are close)")
+    parser.add_argument("--fp16", action="store_true",
+                        help="safetensors only: store the weights as float16 (half the size); written only when the "
+                             "fp16 agent chooses the fp32 agent's move on at least 99.9%% of seeded positions")
     parser.add_argument("--out", required=True, type=path_arg, metavar="DIR",
                         help="directory to write (created; refused when it holds files, unless --force)")
     parser.add_argument("--force", action="store_true", help="write into --out even when it holds files")
@@ -102,6 +107,8 @@ def check_export(args: argparse.Namespace) -> None:
     output directory, the checkpoint's kind (ValueError / FileNotFoundError naming what is wrong)."""
     if args.int8 and args.format != "onnx":
         raise ValueError("--int8 applies to --format onnx (safetensors keeps the weights as trained)")
+    if getattr(args, "fp16", False) and args.format != "safetensors":
+        raise ValueError("--fp16 applies to --format safetensors (ONNX: --int8)")
     for package in _PACKAGES[args.format]:
         try:
             __import__(package)
@@ -127,7 +134,12 @@ def main_export(args: argparse.Namespace) -> int:
     """``cardrl export``: check, export, say what was written."""
     check_export(args)
     started = time.perf_counter()
-    record = export_checkpoint(args.checkpoint, args.out, args.format, int8=args.int8)
+    if getattr(args, "fp16", False):
+        record, check = export_fp16_checked(args.checkpoint, args.out)
+        print(f"cardrl export: fp16 agrees with fp32 on {check.agreement:.2%} of {check.positions} seeded positions "
+              f"(at least {FP16_MIN_AGREEMENT:.1%} needed)")
+    else:
+        record = export_checkpoint(args.checkpoint, args.out, args.format, int8=args.int8)
     files = [(net["file"], (Path(args.out) / net["file"]).stat().st_size) for net in record["networks"].values()]
     spec_kind = "onnx" if args.format == "onnx" else "weights"
     print(f"cardrl export: {record['game']} {len(files)} network(s) as {record['precision']} {args.format} in "
@@ -136,17 +148,6 @@ def main_export(args: argparse.Namespace) -> int:
         print(f"  {name}: {net['kind']}, largest |Q - checkpoint Q| on 256 random inputs {net['check_max_abs_diff']:.2g}")
     print(f"  play it: cardrl eval {record['game']} --a {spec_kind}:{args.out} --b rule  (docs/export.md)")
     return 0
-
-
-def _network_record(module, kind: str) -> dict:
-    net = module.net
-    return {"kind": kind, "state_dim": int(net.state_dim),
-            "history_shape": None if net.history_shape is None else [int(d) for d in net.history_shape],
-            "action_dim": int(net.action_dim), "hidden_sizes": [int(h) for h in net.hidden_sizes],
-            "activation": net.activation, "lstm_hidden": int(net.lstm_hidden),
-            "block_width": int(sum(dim for _, dim in net.input_blocks)),
-            "input_blocks_fed_zeros": [name for name, _ in net.input_blocks],
-            "opponent_model": None if net.opponent_model is None else dict(net.opponent_model).get("kind")}
 
 
 def _scoring_module(module):
@@ -219,23 +220,19 @@ def _check_network(module, record: dict, file: Path, fmt: str) -> float:
     return float(np.max(np.abs(net.q_values(state[0], None if history is None else history[0], actions) - want)))
 
 
-def _json_text(record: dict) -> str:
-    """Indented JSON with each list of plain values on one line (the layout's blocks, the sizes)."""
-    import re
-
-    text = json.dumps(record, indent=1, default=str)
-    return re.sub(r"\[\s+([^\[\]{}]*?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
-
-
-def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8: bool = False) -> dict:
+def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8: bool = False,
+                      fp16: bool = False) -> dict:
     """Write the Q-networks of a DMC ``checkpoint`` as ``fmt`` files and ``cardrl_agent.json`` into ``out``; returns
-    the JSON record (module docstring)."""
+    the JSON record (module docstring). ``fp16``: safetensors in float16 (unchecked here: :func:`export_fp16_checked`
+    compares its moves with fp32's)."""
     from cardrl.agents.exported import AGENT_FILE
     from cardrl.algorithms.dmc.agent_loaders import load_checkpoint_modules
     from cardrl.algorithms.dmc.dmc_rl_module import Q_MODULE_CLASSES
 
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"--format {fmt!r}: allowed {list(EXPORT_FORMATS)}")
+    if fp16 and fmt != "safetensors":
+        raise ValueError(f"fp16 applies to safetensors, not {fmt!r}")
     if fmt == "safetensors":
         import safetensors.torch  # noqa: F401  (a missing package fails before anything is written)
     root = Path(checkpoint)
@@ -249,24 +246,87 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
     features = counters.get("features")
     encoder = spec.make_features(features)
     out = Path(out)
-    suffix = ".int8.onnx" if int8 else (".onnx" if fmt == "onnx" else ".safetensors")
-    networks = {name: _network_record(modules[agent], kinds.get(type(modules[agent]), type(modules[agent]).__name__))
+    suffix = ".int8.onnx" if int8 else (".onnx" if fmt == "onnx" else (".fp16" if fp16 else "") + ".safetensors")
+    networks = {name: network_record(modules[agent], kinds.get(type(modules[agent]), type(modules[agent]).__name__))
                 for agent, name in mapping.items()}
-    opponent_models = sorted(name for name, record in networks.items() if record["opponent_model"] is not None)
+    opponent_models = sorted(name for name, record in networks.items()
+                             if record["opponent_model"] is not None and record["opponent_model_config"] is None)
     if fmt == "safetensors" and opponent_models:
-        raise ValueError(f"the network(s) {opponent_models} carry an opponent model, which weights:DIR does not "
-                         f"rebuild: export them with --format onnx")
+        raise ValueError(f"the network(s) {opponent_models} carry an opponent model that weights:DIR does not "
+                         f"rebuild (it rebuilds Luo & Tan's): export them with --format onnx")
     out.mkdir(parents=True, exist_ok=True)
-    _write_networks(modules, mapping, networks, out, suffix, fmt, int8)
-    agent = _agent_record(fmt, int8, spec, options, features, encoder, mapping, networks, counters, root)
+    _write_networks(modules, mapping, networks, out, suffix, fmt, int8, fp16)
+    agent = agent_record(fmt, "int8" if int8 else ("float16" if fp16 else "float32"), spec, options, features,
+                          encoder, mapping, networks, counters, root)
     tmp = out / (AGENT_FILE + ".tmp")
-    tmp.write_text(_json_text(agent))
+    tmp.write_text(json_text(agent))
     tmp.replace(out / AGENT_FILE)  # last: a directory without it is an export that did not finish
     return agent
 
 
+@dataclass(frozen=True)
+class Fp16Check:
+    """How often the float16 agent chose the float32 agent's move (:func:`export_fp16_checked`)."""
+
+    positions: int
+    agreement: float
+    seed: int
+
+    @property
+    def accepted(self) -> bool:
+        return self.agreement >= FP16_MIN_AGREEMENT
+
+    def to_dict(self) -> dict:
+        return {"positions": self.positions, "agreement": self.agreement, "seed": self.seed,
+                "min_agreement": FP16_MIN_AGREEMENT, "accepted": self.accepted}
+
+
+def fp16_agreement(fp32_dir: str | Path, fp16_dir: str | Path, record: dict, positions: int = FP16_POSITIONS,
+                   seed: int = 0) -> Fp16Check:
+    """Play ``positions`` seeded positions (:func:`cardrl.eval.agreement.positions`) with both exports' agents."""
+    from cardrl.eval.agents import build_agent
+    from cardrl.eval.agreement import agreement
+
+    game, options = record["game"], record.get("rule_options") or {}
+    agents = {"fp32": build_agent(f"weights:{fp32_dir}", game, options),
+              "fp16": build_agent(f"weights:{fp16_dir}", game, options)}
+    rates, _ = agreement(agents, "fp32", game, options, positions, seed)
+    return Fp16Check(positions, rates["fp16"], seed)
+
+
+def export_fp16_checked(checkpoint: str | Path, out: str | Path, positions: int = FP16_POSITIONS
+                        ) -> tuple[dict, Fp16Check]:
+    """Export float16 safetensors to ``out`` when its agent chooses the float32 agent's move on at least
+    :data:`FP16_MIN_AGREEMENT` of ``positions`` seeded positions; else write float32 to ``out`` and raise ValueError
+    with the figures. Returns the record written and the check."""
+    out = Path(out)
+    with tempfile.TemporaryDirectory(prefix="cardrl_fp16_") as tmp:
+        fp32, fp16 = Path(tmp) / "fp32", Path(tmp) / "fp16"
+        export_checkpoint(checkpoint, fp32, "safetensors")
+        record = export_checkpoint(checkpoint, fp16, "safetensors", fp16=True)
+        check = fp16_agreement(fp32, fp16, record, positions)
+        record["fp16_check"] = check.to_dict()
+        kept = fp16 if check.accepted else fp32
+        if check.accepted:
+            (fp16 / _agent_file()).write_text(json_text(record))
+        out.mkdir(parents=True, exist_ok=True)
+        for file in sorted(kept.iterdir(), key=lambda f: f.name == _agent_file()):  # the JSON last
+            shutil.copyfile(file, out / file.name)
+    if not check.accepted:
+        raise ValueError(f"--fp16 refused: the float16 agent chose the float32 agent's move on {check.agreement:.2%} "
+                         f"of {positions:,} seeded positions ({FP16_MIN_AGREEMENT:.1%} needed); float32 weights "
+                         f"written to {out} instead")
+    return record, check
+
+
+def _agent_file() -> str:
+    from cardrl.agents.exported import AGENT_FILE
+
+    return AGENT_FILE
+
+
 def _write_networks(modules: dict, mapping: dict, networks: dict, out: Path, suffix: str, fmt: str,
-                    int8: bool) -> None:
+                    int8: bool, fp16: bool = False) -> None:
     """Each network's file (one per network, however many seats play it), checked against its module."""
     for agent, name in mapping.items():
         record, module = networks[name], modules[agent]
@@ -278,37 +338,12 @@ def _write_networks(modules: dict, mapping: dict, networks: dict, out: Path, suf
         else:
             from safetensors.torch import save_file
 
-            save_file({k: v.detach().cpu().contiguous().float() for k, v in module.state_dict().items()}, str(file))
+            save_file({k: _stored(v, fp16) for k, v in module.state_dict().items()}, str(file))
         record["file"] = file.name
         record["check_max_abs_diff"] = _check_network(module, record, file, fmt)
 
 
-def _agent_record(fmt: str, int8: bool, spec, options: dict, features, encoder, mapping: dict, networks: dict,
-                  counters: dict, root: Path) -> dict:
-    """``cardrl_agent.json``'s record (module docstring)."""
-    from cardrl.agents.exported import FORMAT_VERSION, cardrl_version
-    from cardrl.features.layout import encoder_layout
-
-    play = dict(counters.get("play_options") or {})
-    return {
-        "format_version": FORMAT_VERSION, "format": fmt, "precision": "int8" if int8 else "float32",
-        "cardrl_version": cardrl_version(), "game": spec.name, "env_name": spec.env_name,
-        "rule_options": json.loads(json.dumps(options, default=str)),
-        "features": features, "feature_layout": encoder_layout(encoder, spec.agents),
-        "num_actions": int(spec.make_engine(**options).num_actions),
-        "action_encoding": {"ids": f"the env's Discrete({spec.make_engine(**options).num_actions}) action ids "
-                                   f"(docs/usage.md, conventions)",
-                            "vector": f"{encoder.name}'s action_features(view, legal ids): {encoder.action_dim} "
-                                      f"values per legal move"},
-        "network": "q", "modules": mapping, "networks": networks,
-        "inputs": ({"state": "(1, S) float32", "history": "(1, T, H) float32, networks with a history",
-                    "action": "(n, A) float32", "q": "(n,) float32, the move of highest q is played"}
-                   if fmt == "onnx" else
-                   {"parameters": "the RLlib module's state_dict names (cardrl/agents/torch_qnet.py)"}),
-        "play": {"prune": play.get("prune"), "prune_slack": play.get("prune_slack", "paper"),
-                 "prune_extra": play.get("prune_extra", 0.0), "ties": "the stronger move, then the first "
-                                                                       "(cardrl.agents.q_agent.greedy_index)"},
-        "source": {"checkpoint": root.name, "q_model": counters.get("q_model"),
-                   "frames_trained": counters.get("frames_trained"), "oracle": play.get("oracle")},
-        "exported_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-    }
+def _stored(tensor, fp16: bool):
+    """A parameter as written: float32, or float16 with ``fp16``."""
+    tensor = tensor.detach().cpu().contiguous()
+    return tensor.half() if fp16 else tensor.float()

@@ -1,5 +1,5 @@
-"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``serve``, ``export``, ``plot``, ``report``,
-``bench``.
+"""The ``cardrl`` command line: ``train``, ``tune``, ``eval``, ``play``, ``serve``, ``export``, ``zoo``, ``plot``,
+``report``, ``bench``.
 
 ``cardrl train doudizhu --algo dmc --stop-time 10m`` trains DouZero-style DMC on an embedded local Ray (or on
 the cluster named by ``RAY_ADDRESS``), prints a progress line per iteration, evaluates against the random agent
@@ -76,11 +76,7 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="a local web app: replays with the agents' values, two agents on one deal, "
                                          "play against any agent, runs' curves (docs/web.md)")
     add_serve_arguments(serve)
-    from cardrl.algorithms.export import add_export_arguments
-
-    export = sub.add_parser("export", help="a DMC checkpoint's Q-networks as ONNX or safetensors files that play "
-                                           "without RLlib or pickle (onnx:DIR, weights:DIR; docs/export.md)")
-    add_export_arguments(export)
+    export, zoo_add = _add_export_parsers(sub)
     from cardrl.algorithms.tune.settings import add_tune_arguments
 
     tune = sub.add_parser("tune", help="Ray Tune sweep of DMC options from a space file, ranked on evaluation ADP")
@@ -90,13 +86,26 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
         command.add_argument("--verbose", action="store_true",
                              help="show every line Ray and RLlib print, the known-harmless startup lines included "
                                   "(cardrl/quiet.py lists them)")
-    _add_trust_flag((train, tune, evaluate, play, serve, export))
+    _add_trust_flag((train, tune, evaluate, play, serve, export, zoo_add))
     for command in (train, tune):  # cardrl.presets expands these before the parse; here for --help
         command.add_argument("--preset", metavar="NAME",
                              help="start from a preset of the papers' table (docs/presets.md): its game, algorithm "
                                   "and options take the place of the flag, and a flag after it wins")
         command.add_argument("--list-presets", action="store_true", help="print the presets and exit")
     return parser
+
+
+def _add_export_parsers(sub) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """``cardrl export`` and ``cardrl zoo``: their parsers, and ``zoo add``'s (both load a checkpoint)."""
+    from cardrl.algorithms.export import add_export_arguments
+    from cardrl.algorithms.zoo import add_zoo_arguments
+
+    export = sub.add_parser("export", help="a DMC checkpoint's Q-networks as ONNX or safetensors files that play "
+                                           "without RLlib or pickle (onnx:DIR, weights:DIR; docs/export.md)")
+    add_export_arguments(export)
+    zoo = sub.add_parser("zoo", help="the model zoo shipped with the package (zoo:GAME): list it; add a checkpoint "
+                                     "when measured stronger (docs/strength.md)")
+    return export, add_zoo_arguments(zoo)
 
 
 def _add_trust_flag(commands) -> None:
@@ -197,6 +206,7 @@ COMMANDS = {"train": Command("cardrl.cli:check_train", "cardrl.cli:run_train"),
             "play": Command("cardrl.play.cli:check_play", "cardrl.play.cli:main_play"),
             "serve": Command("cardrl.web.cli:check_serve", "cardrl.web.cli:main_serve"),
             "export": Command("cardrl.algorithms.export:check_export", "cardrl.algorithms.export:main_export"),
+            "zoo": Command("cardrl.algorithms.zoo:check_zoo", "cardrl.algorithms.zoo:main_zoo"),
             "report": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.report:main_report"),
             "plot": Command("cardrl.run_dir:check_run_dir_args", "cardrl.eval.plot:main_plot")}
 # the commands checked here before they run; the others' runs check first themselves (train inside run_training;

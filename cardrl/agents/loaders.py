@@ -27,7 +27,8 @@ class AgentLoader:
     (``None``: any registered game); ``runs_code``: loading its files may run code they carry (a pickle, such as an
     RLlib checkpoint), so a path this machine did not produce is warned about first
     (:mod:`cardrl.checkpoint_trust`). A loader that reads data only (safetensors, ONNX, torch's ``weights_only``)
-    says ``runs_code=False``.
+    says ``runs_code=False``. ``takes_path=False``: the spec's argument is a name, not a path (``zoo:GAME``), so the
+    command line leaves it as given.
     """
 
     kind: str
@@ -35,6 +36,7 @@ class AgentLoader:
     usage: str
     games: tuple[str, ...] | None = None
     runs_code: bool = True
+    takes_path: bool = True
 
 
 _LOADERS: dict[str, AgentLoader] = {}

@@ -8,8 +8,9 @@ input sizes, hidden sizes, activation, LSTM width, input-block width) and comput
 path does (one observation, n actions: the observation part of the first layer once, then each action's part), so
 it chooses the same moves. No RLlib, no pickle: the parameters come from ``safetensors.torch.load_file``.
 
-Input blocks (the oracle block, the bidding block) are zeros here, what a deployed agent reads; an opponent model's
-predictions are not rebuilt (such a network is exported as ONNX only).
+Input blocks (the oracle block, the bidding block) are zeros here, what a deployed agent reads. Luo & Tan's opponent
+model is rebuilt from the record's ``opponent_model_config`` (its LSTM, trunk and heads under ``opponent_model.*``;
+its predictions join the Q input as in the module); DouZero+'s is not (such a network is exported as ONNX only).
 """
 
 from __future__ import annotations
@@ -50,7 +51,28 @@ def net_record_problems(record: Any) -> list[str]:
         problems.append(f"block_width must be an int >= 0, got {record['block_width']!r}")
     if record["kind"] in ("douzero_lstm", "luo_tan") and history is None:
         problems.append(f"a {record['kind']} network reads a history: history_shape can not be null")
+    if record.get("opponent_model") is not None:
+        problems += _opponent_model_problems(record.get("opponent_model_config"))
     return problems
+
+
+def _opponent_model_problems(config: Any) -> list[str]:
+    """What is wrong with an ``opponent_model_config`` record ([] for a Luo & Tan model this module rebuilds)."""
+    if not isinstance(config, Mapping) or config.get("kind") != "luo_tan":
+        return ["the network carries an opponent model that weights:DIR does not rebuild (only Luo & Tan's, with "
+                "its opponent_model_config): play it with onnx:DIR"]
+    sizes = [config.get(k) for k in ("card_dim", "k_classes", "players", "slots")]
+    hidden = config.get("hidden_sizes")
+    if not all(isinstance(v, int) and v > 0 for v in sizes) or not (isinstance(hidden, list) and hidden and
+                                                                      all(isinstance(v, int) and v > 0 for v in hidden)):
+        return ["opponent_model_config needs positive ints card_dim, k_classes, players, slots and hidden_sizes"]
+    return []
+
+
+def _opponent_model_width(record: Mapping[str, Any]) -> int:
+    """How many values an opponent model adds to the Q input (its predictions), 0 without one."""
+    config = record.get("opponent_model_config") if record.get("opponent_model") is not None else None
+    return 0 if config is None else int(config["slots"]) * (int(config["card_dim"]) + int(config["k_classes"]))
 
 
 def _observation_width(record: Mapping[str, Any]) -> int:
@@ -62,7 +84,7 @@ def _observation_width(record: Mapping[str, Any]) -> int:
         width = record["state_dim"] + int(history[0]) * lstm_hidden
     else:
         width = record["state_dim"] + (0 if history is None else int(history[0]) * int(history[1]))
-    return width + int(record["block_width"])
+    return width + _opponent_model_width(record) + int(record["block_width"])
 
 
 def _activation(record: Mapping[str, Any]):
@@ -70,6 +92,45 @@ def _activation(record: Mapping[str, Any]):
     import torch
 
     return torch.tanh if record["activation"] == "tanh" and record["kind"] == "mlp" else torch.relu
+
+
+def _opponent_model(record: Mapping[str, Any]):
+    """Luo & Tan's opponent model in plain torch (the layers and names of ``LuoTanOpponentModel``), or None."""
+    import torch
+    from torch import nn
+
+    if record.get("opponent_model") is None:
+        return None
+    config, history = record["opponent_model_config"], record["history_shape"]
+
+    class _LuoTan(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.card_dim, self.k_classes, self.slots = (int(config[k]) for k in ("card_dim", "k_classes", "slots"))
+            in_dim, self.lstm = int(record["state_dim"]), None
+            if history is not None:
+                self.lstm = nn.LSTM(int(history[1]), int(config["lstm_hidden"]), batch_first=True)
+                in_dim += int(history[0]) * int(config["lstm_hidden"])
+            layers = []
+            for a, b in zip([in_dim, *config["hidden_sizes"]], config["hidden_sizes"]):
+                layers += [nn.Linear(a, b), nn.ReLU()]
+            self.trunk = nn.Sequential(*layers)
+            self.card_head = nn.Linear(config["hidden_sizes"][-1], self.slots * self.card_dim)
+            self.k_head = nn.Linear(config["hidden_sizes"][-1], self.slots * self.k_classes)
+            valid = torch.zeros(self.slots)
+            valid[1:int(config["players"])] = 1.0  # the other players' slots; slot 0 is the player itself
+            self.register_buffer("valid_slots", valid, persistent=False)
+
+        def forward(self, state, history):
+            """The predictions the Q-network reads: per slot the card probabilities then the K distribution."""
+            x = state if self.lstm is None else torch.cat([state, self.lstm(history)[0].flatten(1)], dim=-1)
+            h, n = self.trunk(x), state.shape[0]
+            cards = torch.sigmoid(self.card_head(h).view(n, self.slots, self.card_dim))
+            k = torch.softmax(self.k_head(h).view(n, self.slots, self.k_classes), dim=-1)
+            valid = self.valid_slots[None, :, None]
+            return torch.cat([cards * valid, k * valid], dim=-1).flatten(1)
+
+    return _LuoTan()
 
 
 def _module_class():
@@ -80,14 +141,12 @@ def _module_class():
 
         def __init__(self, record: Mapping[str, Any]):
             super().__init__()
-            kind, history = record["kind"], record["history_shape"]
-            self.kind = kind
+            self.kind = kind = record["kind"]
+            history = record["history_shape"]
             self.history_shape = None if history is None else (int(history[0]), int(history[1]))
-            self.block_width = int(record["block_width"])
-            lstm_hidden = int(record["lstm_hidden"])
-            self.obs_width = _observation_width(record)
+            self.block_width, self.obs_width = int(record["block_width"]), _observation_width(record)
             if kind != "mlp":
-                self.lstm = nn.LSTM(self.history_shape[1], lstm_hidden, batch_first=True)
+                self.lstm = nn.LSTM(self.history_shape[1], int(record["lstm_hidden"]), batch_first=True)
             sizes = [self.obs_width + record["action_dim"], *record["hidden_sizes"], 1]
             linears = [nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:])]
             if kind == "douzero_lstm":
@@ -95,9 +154,9 @@ def _module_class():
                     setattr(self, f"dense{i + 1}", layer)
                 self._stack = [f"dense{i + 1}" for i in range(len(linears))]
             else:
-                self.layers = nn.ModuleList(linears[:-1])
-                self.head = linears[-1]
+                self.layers, self.head = nn.ModuleList(linears[:-1]), linears[-1]
             self._act = _activation(record)
+            self.opponent_model = _opponent_model(record)
 
         def linears(self) -> list:
             if self.kind == "douzero_lstm":
@@ -115,6 +174,8 @@ def _module_class():
                 parts = [state, out.flatten(1)]
             else:
                 parts = [state] if history is None else [state, history.flatten(1)]
+            if self.opponent_model is not None:
+                parts.append(self.opponent_model(state, history))
             if self.block_width:
                 parts.append(state.new_zeros(state.shape[0], self.block_width))
             return torch.cat(parts, dim=-1)

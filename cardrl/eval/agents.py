@@ -106,7 +106,8 @@ def agent_spec_arg(text: str) -> str:
         spec = parse_agent_spec(text)
     except ValueError:
         return text
-    if spec.path is None:
+    loader = agent_loader(spec.kind) if spec.path is not None else None
+    if spec.path is None or (loader is not None and not loader.takes_path):
         return spec.text
     return f"{spec.kind}:{path_arg(spec.path)}" + (f":{spec.module}" if spec.module is not None else "")
 

@@ -28,9 +28,10 @@ def add_play_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seat", default="0",
                         help="your seat: a number (0 = DouDiZhu's landlord without bidding) or an agent name such as "
                              "landlord_up, south, player_1 (default: 0)")
-    parser.add_argument("--opponents", nargs="+", default=["rule"], metavar="SPEC", type=agent_spec_arg,
+    parser.add_argument("--opponents", nargs="+", default=None, metavar="SPEC", type=agent_spec_arg,
                         help=f"agent spec of every other seat, or one spec per other seat in seat order (default: "
-                             f"rule); specs: {spec_help()}")
+                             f"the game's zoo agent zoo:GAME when its card shows it beats the rule agent, else rule; "
+                             f"docs/strength.md); specs: {spec_help()}")
     parser.add_argument("--seed", type=non_negative_int, default=None,
                         help="the deal's seed (default: a random one, shown)")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
@@ -161,6 +162,7 @@ def build_session(args: argparse.Namespace) -> PlaySession:
     from cardrl.eval.agents import build_agent, check_bids
     from cardrl.eval.protocols import bids
     from cardrl.games.registry import get_game
+    from cardrl.zoo.catalog import default_agent
 
     game = args.game
     spec = get_game(game)
@@ -171,7 +173,9 @@ def build_session(args: argparse.Namespace) -> PlaySession:
     if seed < 0:
         raise ValueError(f"--seed must be a non-negative int, got {seed}")
     others = [s for s in range(spec.num_players) if s != seat]
-    specs = list(args.opponents)
+    given = list(args.opponents) if args.opponents is not None else \
+        [default_agent(spec.name, bidding=bids(spec.name, spec.full_options(options)))]
+    specs = list(given)
     if len(specs) == 1:
         specs = specs * len(others)
     if len(specs) != len(others):
@@ -181,7 +185,7 @@ def build_session(args: argparse.Namespace) -> PlaySession:
     if bids(spec.name, spec.full_options(options)):
         for agent in agents.values():
             check_bids(agent, "the whole game (bidding) against you")
-    command = _command_line(game, seat, list(args.opponents), seed, args)
+    command = _command_line(game, seat, given, seed, args)
     session = PlaySession(spec.name, seat, agents, seed, options, shown=args.show, command=command)
     if args.replay:
         _apply_replay(session, args.replay)

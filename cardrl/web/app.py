@@ -73,12 +73,14 @@ def _info(catalog: Catalog) -> dict[str, Any]:
     from cardrl.games.registry import get_game
     from cardrl.play.session import playable_games
     from cardrl.web.options import rule_fields
+    from cardrl.zoo.catalog import default_agent
 
     games = []
     for name in playable_games():
         spec = get_game(name)
         games.append({"name": name, "title": spec.title, "seats": list(spec.agents),
                       "arrangements": list(spec.protocol.labels), "agents": sorted(catalog.agents_for(name)),
+                      "default_agent": default_agent(name),
                       "match": "max_deals" in spec.rule_options, "rules": rule_fields(spec),
                       "bidding_option": spec.protocol.bidding_option,
                       "whole_game_arrangements": None if spec.protocol.bidding_option is None

@@ -82,15 +82,19 @@ class Catalog:
         return self.leagues[league_id]
 
     def agents_for(self, game: str) -> dict[str, str]:
-        """Agent id -> spec for ``game``: the built-in kinds, the game's own kinds, the checkpoints of the runs of
-        this game, and the ``--agent`` specs (their id is the spec itself)."""
+        """Agent id -> spec for ``game``: the built-in kinds, the game's own kinds, the zoo's agents of the game, the
+        checkpoints of the runs of this game, and the ``--agent`` specs (their id is the spec itself)."""
         from cardrl.games.registry import get_game
+        from cardrl.zoo.catalog import entry_game, zoo_entries
 
         spec = get_game(game)
         agents = {"random": "random"}
         agents.update({kind: kind for kind in spec.agent_kinds})
         if spec.search is not None:
             agents["mcs-greedy"] = "mcs-greedy"
+        for name in zoo_entries():  # the agents shipped with the package (docs/strength.md)
+            if entry_game(name) == spec.name:
+                agents[f"zoo:{name}"] = f"zoo:{name}"
         for run_id, path in self.runs.items():
             config = _read_json(path / "config.json")
             if config.get("game") in (spec.name, spec.env_name) and (path / "checkpoint").is_dir():

@@ -104,6 +104,8 @@ def _client(request: Request, cookie: str) -> str:
 
 def play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: SessionStore, cookie: str) -> None:
     from cardrl.web.options import DEALS_OPTION, play_options
+    from cardrl.eval.protocols import bids
+    from cardrl.zoo.catalog import default_agent
 
     @app.post("/api/play")
     async def start(req: PlayRequest, request: Request) -> dict[str, Any]:
@@ -111,14 +113,16 @@ def play_routes(app: FastAPI, catalog: Catalog, runner: AgentRunner, store: Sess
         if req.seat >= spec.num_players:
             raise ValueError(f"seat {req.seat}: {spec.title} has seats 0..{spec.num_players - 1}")
         options = play_options(spec, req.rules, req.deals)
-        opponent = catalog.agent_spec(spec.name, req.agent)
+        agent_id = req.agent if req.agent is not None else \
+            default_agent(spec.name, bidding=bids(spec.name, spec.full_options(options)))
+        opponent = agent_id if req.agent is None else catalog.agent_spec(spec.name, agent_id)  # a default: no lookup
         hint = None if req.hint_agent is None else catalog.agent_spec(spec.name, req.hint_agent)
         seed = req.seed if req.seed is not None else secrets.randbelow(1_000_000)
         others = [s for s in range(spec.num_players) if s != req.seat]
         agents = {s: bidder(spec, options, await runner.agent(opponent, spec.name, options, (seed + s) % 2**63),
                             "play against you") for s in others}
         hint_agent = None if hint is None else await runner.agent(hint, spec.name, options, seed)
-        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: req.agent for s in others}, hint_agent,
+        session = PlayGame(spec.name, req.seat, seed, options, agents, {s: agent_id for s in others}, hint_agent,
                            req.hint_agent, pauses=DEALS_OPTION in spec.rule_options)
         store.add(session, _client(request, cookie))
         return await _advance_state(session)

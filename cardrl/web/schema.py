@@ -32,7 +32,7 @@ Rules = Annotated[dict[str, Any], Field(default_factory=dict, max_length=16)]
 class PlayRequest(BaseModel):
     game: str = Field(max_length=40)
     seat: int = Field(0, ge=0, le=7)
-    agent: str = Field("rule", max_length=300)
+    agent: str | None = Field(None, max_length=300)  # None: the game's default (cardrl.zoo.catalog.default_agent)
     hint_agent: str | None = Field(None, max_length=300)
     seed: Seed | None = None
     deals: int = Field(1, ge=1, le=50)

@@ -41,3 +41,23 @@ def save_doudizhu_bidding_checkpoint(root: Path, seed: int = 1) -> Path:
     MultiRLModuleSpec(rl_module_specs=specs).build().save_to_path(str(root / "learner_group" / "learner" / "rl_module"))
     (root / "algorithm_state.pkl").write_bytes(pickle.dumps({"dmc_counters": {**COUNTERS, "bidding": True}}))
     return root
+
+
+def save_doudizhu_opponent_model_checkpoint(root: Path, seed: int = 1) -> Path:
+    """DouZero's three Q-networks (hidden size 32) each with Luo & Tan's opponent model (its paper sizes), seeded and
+    untrained: what ``cardrl export --format safetensors`` rebuilds in plain torch (``checkpoint:ROOT``)."""
+    import torch
+
+    from cardrl.algorithms.dmc.dmc_rl_module import dmc_module_spec
+    from cardrl.algorithms.dmc.q_module import DOUZERO_ROLE_DIMS
+    from cardrl.features.labels import card_label_dim, k_classes
+    from cardrl.games.registry import get_game
+
+    engine = get_game("doudizhu").make_engine()
+    om = {"kind": "luo_tan", "card_dim": card_label_dim(engine), "k_classes": k_classes(engine), "players": 3}
+    torch.manual_seed(seed)
+    multi = dmc_module_spec("douzero_lstm", DOUZERO_ROLE_DIMS, {"hidden_sizes": [32], "opponent_model": om}).build()
+    multi.save_to_path(str(root / "learner_group" / "learner" / "rl_module"))
+    counters = {**COUNTERS, "opponent_model": "luo_tan"}
+    (root / "algorithm_state.pkl").write_bytes(pickle.dumps({"dmc_counters": counters}))
+    return root

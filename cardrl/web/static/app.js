@@ -57,7 +57,9 @@ function fillGameControls() {
     document.querySelectorAll(`#page-${prefix} .agent-select`).forEach((sel) => {
       const none = sel.dataset.none ? `<option value="">${esc(sel.dataset.none)}</option>` : "";
       sel.innerHTML = none + g.agents.map((a) => `<option value="${esc(a)}" title="${esc(a)}">${esc(a)}</option>`).join("");
-      if (!sel.dataset.none && g.agents.includes("rule")) sel.value = "rule";
+      // the Play page's opponents and hints: the game's default agent (the zoo agent when it beats the rule agent)
+      const preferred = prefix === "play" ? g.default_agent : "rule";
+      if ((!sel.dataset.none || prefix === "play") && g.agents.includes(preferred)) sel.value = preferred;
     });
     $(`${prefix}-rules`).innerHTML = rulesHTML(g, prefix === "compare");
     if (prefix === "compare" && g.agents.includes("random")) $("compare-b").value = "random";
