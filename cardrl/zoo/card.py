@@ -54,9 +54,10 @@ def card_markdown(name: str, root: str | Path = ZOO_ROOT) -> str:
              + (f"; fp16 chose fp32's move on {fp16['agreement']:.2%} of {fp16['positions']:,} seeded positions"
                 if fp16 else "") + " |",
              f"| added | {card['added']['date']} with `{card['added']['command']}` |", ""]
-    rows = read_strength(directory)
+    rows, fixed = read_strength(directory), rule_opponents(entry_game(name))
+    rows = {o: rows[o] for o in [*fixed, *sorted(set(rows) - set(fixed))] if o in rows}  # random, the rule agents, ...
     lines += strength_rows(rows) if rows else ["(no evaluation results yet)"]
-    missing = [o for o in rule_opponents(entry_game(name)) if o not in rows]
+    missing = [o for o in fixed if o not in rows]
     if missing:
         lines += ["", f"Not measured yet: {', '.join(missing)}."]
     return "\n".join(lines) + "\n"

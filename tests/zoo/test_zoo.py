@@ -141,3 +141,24 @@ def test_each_card_is_generated_from_its_files(name):
 def test_docs_strength_holds_the_generated_zoo_table():
     text = (ROOT / "docs" / "strength.md").read_text()
     assert zoo_table_markdown() in text, "docs/strength.md's zoo table is stale: cardrl zoo list --markdown"
+
+
+@pytest.mark.slow
+def test_a_built_wheel_carries_every_zoo_file(tmp_path):
+    """The package data as setuptools reads it: a wheel built from a copy of the sources holds every entry's files."""
+    import shutil
+    import zipfile
+
+    source = tmp_path / "src"
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for folder in ("cardrl", "envs", "algorithms"):
+        shutil.copytree(ROOT / folder, source / folder, ignore=ignore)
+    for file in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / file, source / file)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                    str(tmp_path / "out"), str(source)], check=True, capture_output=True, timeout=600)
+    wheel = next((tmp_path / "out").glob("cardrl-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    want = {f"cardrl/zoo/{f.relative_to(ZOO_ROOT).as_posix()}" for d in SHIPPED.values() for f in d.rglob("*")
+            if f.is_file()}
+    assert want and not want - names, f"missing from the wheel: {sorted(want - names)}"
