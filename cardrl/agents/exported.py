@@ -36,14 +36,20 @@ from cardrl.features.layout import encoder_layout, layout_differences
 from cardrl.games.registry import get_game
 
 __all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "load_onnx_agent", "load_weights_agent",
-           "OnnxQNet", "register", "cardrl_version", "DANZERO_CLIENT", "DANZERO_INPUTS", "BARE_MODEL_ORDER"]
+           "OnnxQNet", "register", "cardrl_version", "BARE_MODEL_ORDER"]
 
 AGENT_FILE = "cardrl_agent.json"
 FORMAT_VERSION = 1
 FORMATS = {"onnx": "onnx", "weights": "safetensors"}  # spec kind -> the export format it reads
-DANZERO_CLIENT = "danzero_client"  # the input layout of a DanZero-format model (rows of [state | action]) ...
-DANZERO_INPUTS = (DANZERO_CLIENT, "danlm")  # ... in the card order of the authors' client or of DanLM's models
 BARE_MODEL_ORDER = "danlm"  # a bare .onnx file's card order unless its spec names one: the public ONNX models' own
+
+
+def _danzero_inputs() -> tuple[str, ...]:
+    """The input layouts of a DanZero-format model (rows of [state | action]): one per card order of
+    :data:`cardrl.features.danzero_client.CARD_ORDERS`, imported on first use like the encoder itself."""
+    from cardrl.features.danzero_client import CARD_ORDERS
+
+    return tuple(CARD_ORDERS)
 
 
 def cardrl_version() -> str:
@@ -91,7 +97,7 @@ def _check_fits(record: Mapping[str, Any], where: str, game: str, options: Mappi
     if record["game"] not in (spec.name, spec.env_name):
         raise ValueError(f"{where} plays {record['game']!r}, not {game!r}")
     features = record.get("features")
-    if record.get("input") in DANZERO_INPUTS:
+    if record.get("input") in _danzero_inputs():
         from cardrl.features.danzero_client import DanZeroClientFeatures
 
         encoder = DanZeroClientFeatures(record["input"])
@@ -226,16 +232,16 @@ def load_onnx_agent(path: str, game: str, options: Mapping[str, Any], module: st
     model file (``onnx:MODEL.onnx:danzero_client``; default :data:`BARE_MODEL_ORDER`)."""
     root = Path(path)
     if root.is_file():
-        if module is not None and module not in DANZERO_INPUTS:
+        if module is not None and module not in _danzero_inputs():
             raise ValueError(f"onnx:{path}:{module}: a DanZero-format model's card order is one of "
-                             f"{', '.join(DANZERO_INPUTS)} (default {BARE_MODEL_ORDER}), not {module!r}")
+                             f"{', '.join(_danzero_inputs())} (default {BARE_MODEL_ORDER}), not {module!r}")
         return _danzero_model_agent(root, game, options, module or BARE_MODEL_ORDER)
     if module is not None:
         raise ValueError(f"onnx:{path}:{module}: onnx:DIR takes no :MODULE (the seats play the networks its "
                          f"{AGENT_FILE} maps them to)")
     record = read_agent_file(root, "onnx")
     where = f"onnx:{path}"
-    rows = record.get("input") in DANZERO_INPUTS
+    rows = record.get("input") in _danzero_inputs()
     networks = {}
     for name, file in _net_files(record, root, where).items():
         net = record["networks"][name]
@@ -270,5 +276,6 @@ def load_weights_agent(path: str, game: str, options: Mapping[str, Any], module:
 
 def register() -> None:
     """Register the ``onnx`` and ``weights`` agent-spec kinds (the ``cardrl.agent_loaders`` entry point)."""
-    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx[:danzero_client]", runs_code=False), replace=True)
+    register_agent_loader(AgentLoader("onnx", load_onnx_agent, "onnx:DIR|MODEL.onnx[:danzero_client]", runs_code=False),
+                          replace=True)
     register_agent_loader(AgentLoader("weights", load_weights_agent, "weights:DIR", runs_code=False), replace=True)
