@@ -34,6 +34,7 @@ import numpy as np
 
 from cardrl.algorithms.export_record import agent_record, json_text, network_record
 from cardrl.checkpoint_trust import warn_if_untrusted
+from cardrl.atomic_file import replace_text
 
 __all__ = ["add_export_arguments", "check_export", "main_export", "export_checkpoint", "export_fp16_checked",
            "Fp16Check", "EXPORT_FORMATS", "FP16_MIN_AGREEMENT", "FP16_POSITIONS"]
@@ -258,9 +259,7 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, fmt: str, *, int8
     _write_networks(modules, mapping, networks, out, suffix, fmt, int8, fp16)
     agent = agent_record(fmt, "int8" if int8 else ("float16" if fp16 else "float32"), spec, options, features,
                           encoder, mapping, networks, counters, root)
-    tmp = out / (AGENT_FILE + ".tmp")
-    tmp.write_text(json_text(agent))
-    tmp.replace(out / AGENT_FILE)  # last: a directory without it is an export that did not finish
+    replace_text(out / AGENT_FILE, json_text(agent))  # last: a directory without it is an export that did not finish
     return agent
 
 

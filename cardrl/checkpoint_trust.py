@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Iterator, Mapping, MutableMapping
 
 from cardrl.whole_lines import append_line
+from cardrl.atomic_file import replace_text
 
 __all__ = ["TRUST_ENV", "STATE_ENV", "RECORD", "UntrustedCheckpointWarning", "state_dir", "trusts_every_checkpoint",
            "checkpoint_fingerprint", "record_produced", "produced_here", "untrusted_text", "warn_if_untrusted",
@@ -118,9 +119,7 @@ def record_produced(path: Path, where: Path | None = None, environ: Mapping[str,
         os.close(fd)
     lines = _recorded(record)
     if len(lines) > 2 * KEEP_RECORDED:
-        tmp = record.with_name(f"{RECORD}.{os.getpid()}.tmp")
-        tmp.write_text("".join(kept + "\n" for kept in lines[-KEEP_RECORDED:]))
-        os.replace(tmp, record)
+        replace_text(record, "".join(kept + "\n" for kept in lines[-KEEP_RECORDED:]))
     return fingerprint
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cardrl.whole_lines import append_line
+from cardrl.atomic_file import replace_text
 
 __all__ = ["PROGRESS", "DISCARDED", "CONFIG", "TENSORBOARD", "CHECKPOINT", "CHECKPOINT_TMP", "CHECKPOINT_PREV",
            "read_progress", "read_config", "run_options", "write_config", "trim_progress", "save_checkpoint",
@@ -172,12 +173,10 @@ def run_options(config: dict[str, Any]) -> dict[str, Any]:
 def write_config(out: Path, record: dict[str, Any]) -> Path:
     """Write ``<out>/config.json`` whole or not at all (a temporary file renamed over it: a ``--resume`` reads it);
     :class:`OutOfSpaceError` when the disk is full."""
-    path, tmp = out / CONFIG, out / (CONFIG + ".tmp")
+    path = out / CONFIG
     try:
-        tmp.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-        os.replace(tmp, path)
+        replace_text(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
     except OSError as err:
-        tmp.unlink(missing_ok=True)
         if is_out_of_space(err):
             raise OutOfSpaceError(err.errno, space_message(out, f"writing {path}", None, "it was not changed")) \
                 from err

@@ -21,6 +21,7 @@ from cardrl.checkpoint_trust import file_sha256
 from cardrl.algorithms.common.checkpoint_identity import LAYOUT_KEYS, layout_identity
 from cardrl.algorithms.common.checkpoint_state import IdentityCheckedState, identity_problems
 from cardrl.algorithms.dmc.counters import DMC_COUNTERS, DMCCounters
+from cardrl.atomic_file import replace_text
 
 __all__ = ["DMCCheckpointing", "DMC_RUN", "MANIFEST", "write_manifest", "verify_checkpoint",
            "IncompleteCheckpointError", "missing_module_files"]
@@ -56,13 +57,7 @@ def write_manifest(path: str | Path, info: Mapping[str, Any] | None = None) -> P
         files[name] = file.stat().st_size
         digests[name] = file_sha256(file)
     record = {"format": 1, "files": files, "sha256": digests, **({"info": dict(info)} if info else {})}
-    tmp = root / (MANIFEST + ".tmp")
-    with tmp.open("w") as f:
-        json.dump(record, f, indent=1, sort_keys=True, default=str)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, root / MANIFEST)
-    return root / MANIFEST
+    return replace_text(root / MANIFEST, json.dumps(record, indent=1, sort_keys=True, default=str), fsync=True)
 
 
 def missing_module_files(module_dir: Path, root: Path) -> list[str]:

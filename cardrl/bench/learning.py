@@ -52,6 +52,7 @@ from cardrl.games.registry import get_game
 from cardrl.preset_table import Preset
 from cardrl.presets import START_SHARE, variants
 from cardrl.run_dir import CHECKPOINT, CONFIG, PROGRESS, read_progress
+from cardrl.atomic_file import replace_text
 
 __all__ = ["VARIANTS", "DEFAULT_VARIANTS", "Stage", "stages", "variants_for", "stage_spec", "train_argv",
            "run_learning", "keep_run", "read_benchmark_run", "join_stages", "write_report", "variant_flags"]
@@ -160,9 +161,7 @@ def keep_run(run: Path, kept: Path) -> Path:
     if not any(r.get("final") for r in records):
         raise ValueError(f"{run} has no final record: only a finished run is kept")
     kept.mkdir(parents=True, exist_ok=True)
-    tmp = kept / (PROGRESS + ".tmp")
-    tmp.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
-    os.replace(tmp, kept / PROGRESS)
+    replace_text(kept / PROGRESS, "".join(json.dumps(r, sort_keys=True) + "\n" for r in records))
     for name in (CONFIG, MACHINE):
         if (run / name).is_file():
             shutil.copyfile(run / name, kept / name)

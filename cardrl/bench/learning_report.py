@@ -25,6 +25,7 @@ from cardrl.bench.common import machine_description
 from cardrl.machine_load import load_1m
 from cardrl.bench.run_stats import improvement, mean_over_runs, runs_needed, time_to_threshold, verdict
 from cardrl.run_dir import PROGRESS, read_progress
+from cardrl.atomic_file import replace_text
 
 __all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "machine_label", "segment_loaded",
            "LOADED_PER_CORE", "training_seconds", "first_above_zero",
@@ -88,9 +89,7 @@ def record_machine(directory: Path, frames_at_start: int) -> None:
     segments.append({"machine": machine_description(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                      "frames_at_start": int(frames_at_start), "load_before": load_1m(), "cpus": os.cpu_count()})
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"segments": segments}, indent=1) + "\n")
-    tmp.replace(path)
+    replace_text(path, json.dumps({"segments": segments}, indent=1) + "\n")
 
 
 LOADED = " (loaded)"  # a segment recorded as trained beside other work: its minutes are not the machine's

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from cardrl.atomic_file import replace_text
 
 __all__ = ["FORMAT", "VERSION", "VALUE_KINDS", "GameRecord", "validate_record", "read_record", "write_record",
            "replay_engine"]
@@ -132,14 +133,7 @@ def write_record(record: GameRecord, path: str | Path) -> Path:
     disk, leaves neither the record nor its temporary file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
-        tmp.replace(path)
-    except OSError:
-        tmp.unlink(missing_ok=True)
-        raise
-    return path
+    return replace_text(path, json.dumps(record.to_json(), separators=(",", ":")) + "\n")
 
 
 def replay_engine(record: GameRecord, steps: int | None = None) -> Any:

@@ -17,6 +17,7 @@ from typing import Any, Mapping
 
 from cardrl.games.registry import get_game
 from cardrl.machine_load import load_1m
+from cardrl.atomic_file import replace_text
 
 __all__ = ["Strength", "evaluate_against", "strength_of", "read_strength", "write_result", "eval_file", "rule_opponents",
            "EVAL_DIR"]
@@ -118,7 +119,4 @@ def write_result(entry_dir: str | Path, record: Mapping[str, Any]) -> Path:
     """Keep a result record beside the entry (written whole, then renamed into place)."""
     file = eval_file(entry_dir, record["opponent"])
     file.parent.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_suffix(".tmp")
-    tmp.write_text(json.dumps(record, indent=1) + "\n")
-    tmp.replace(file)
-    return file
+    return replace_text(file, json.dumps(record, indent=1) + "\n")
