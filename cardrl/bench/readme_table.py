@@ -41,8 +41,10 @@ def _load(root: Path, source: str) -> Any:
 
 def _machine(text: str) -> str:
     """The CPU's maker and family, as the table says where it was measured: "AMD EPYC", "Intel Xeon" ("Intel Xeon
-    (loaded)" for runs that trained beside other work)."""
-    loaded = " (loaded)" if text.endswith(" (loaded)") else ""
+    (loaded)" for runs that trained beside other work, "(partly loaded)" for runs with loaded and idle segments)."""
+    segments = text.removeprefix("mixed: ").split("; ") if text.startswith("mixed: ") else [text]
+    marked = [part.endswith(" (loaded)") for part in segments]
+    loaded = " (loaded)" if all(marked) else (" (partly loaded)" if any(marked) else "")
     for name in ("AMD EPYC", "Intel(R) Xeon(R)", "Apple"):
         if name in text:
             return name.replace("(R)", "") + loaded
@@ -167,7 +169,10 @@ ROWS: tuple[Row, ...] = (
         _versus("omodmc", "dmc", "rlcard", "DouZero's DMC")),
     Row("ODMC (pruning) against RLCard's rule agent", PAPERS, _versus("odmc", "dmc", "rlcard", "DouZero's DMC")),
     Row("OADMCDou against RLCard's rule agent", PAPERS, _versus("oadmcdou", "dmc", "rlcard", "DouZero's DMC")),
+    Row("Luo & Tan's features and shared network alone (`unified`) against RLCard's rule agent", PAPERS,
+        _versus("unified", "dmc", "rlcard", "DouZero's DMC")),
     Row("OMODMC: first beats RLCard's rule agent", PAPERS, _first_above("omodmc", "rlcard")),
+    Row("`unified`: first beats RLCard's rule agent", PAPERS, _first_above("unified", "rlcard")),
     Row("DouZero's DMC: first beats RLCard's rule agent", DMC_4M, _first_above("dmc", "rlcard")),
     Row("OMODMC against cardrl's rule agent", PAPERS, _versus("omodmc", "dmc", "rule", "DouZero's DMC")),
 )
