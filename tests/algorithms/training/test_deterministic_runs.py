@@ -67,7 +67,7 @@ def test_two_deterministic_runs_of_one_seed_write_the_same_records_and_weights(t
     own."""
     first, second = tmp_path / "first", tmp_path / "second"
     assert main([*RUN, "--out", str(first)]) == 0
-    printed = train_again([*RUN, "--out", str(second), "--checkpoint-every", "1s"], ray_local, capsys)
+    printed = train_again([*RUN, "--out", str(second), "--checkpoint-every", "0.1s"], ray_local, capsys)
     assert "deterministic: sampling and updates take turns" in printed
     assert printed.count("checkpoint written") >= 2  # checkpoints by the clock, which change nothing
 
