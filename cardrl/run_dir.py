@@ -203,13 +203,10 @@ def trim_progress(out: Path, iteration: int) -> int:
         (kept if (record.get("iteration") or 0) <= iteration else dropped).append(line)
     if dropped:
         fd = os.open(out / DISCARDED, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        tmp = path.with_suffix(".jsonl.tmp")
         try:
             append_line(fd, "".join(line + "\n" for line in dropped))
-            tmp.write_text("".join(line + "\n" for line in kept))
-            os.replace(tmp, path)
+            replace_text(path, "".join(line + "\n" for line in kept))
         except OSError as err:
-            tmp.unlink(missing_ok=True)
             if is_out_of_space(err):
                 raise OutOfSpaceError(err.errno, space_message(out, f"setting records aside in {DISCARDED}", None,
                                                                f"{PROGRESS} was not changed")) from err

@@ -28,7 +28,7 @@ from cardrl.run_dir import PROGRESS, read_progress
 from cardrl.atomic_file import replace_text
 
 __all__ = ["MACHINE", "MINUTE_MARKS", "read_run", "record_machine", "machine_label", "segment_loaded",
-           "LOADED_PER_CORE", "training_seconds", "first_above_zero",
+           "LOADED_PER_CORE", "LOADED", "label_machines", "training_seconds", "first_above_zero",
            "median_of", "summarise", "compare"]
 
 MACHINE = "machine.json"  # a run directory's record of the machines that trained it (record_machine)
@@ -134,7 +134,15 @@ def machine_label(machines: Sequence[str | None]) -> str | None:
     named = list(dict.fromkeys(m for m in machines if m))
     if not named:
         return None
-    return named[0] if len(named) == 1 else "mixed: " + "; ".join(named)
+    return named[0] if len(named) == 1 else _MIXED + _BETWEEN.join(named)
+
+
+def label_machines(label: str) -> list[str]:
+    """The machines a :func:`machine_label` names, in order (the inverse of it)."""
+    return label.removeprefix(_MIXED).split(_BETWEEN) if label.startswith(_MIXED) else [label]
+
+
+_MIXED, _BETWEEN = "mixed: ", "; "
 
 
 # ---- the arithmetic ------------------------------------------------------------------------------------------------

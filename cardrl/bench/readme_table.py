@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cardrl.bench.learning_report import LOADED, label_machines
+
 __all__ = ["Row", "ROWS", "BEGIN", "END", "render_table", "readme_table", "write_readme_table", "main_bench_table"]
 
 BEGIN = "<!-- benchmark table: written by `cardrl bench table --write` from the files each row names -->"
@@ -42,9 +44,8 @@ def _load(root: Path, source: str) -> Any:
 def _machine(text: str) -> str:
     """The CPU's maker and family, as the table says where it was measured: "AMD EPYC", "Intel Xeon" ("Intel Xeon
     (loaded)" for runs that trained beside other work, "(partly loaded)" for runs with loaded and idle segments)."""
-    segments = text.removeprefix("mixed: ").split("; ") if text.startswith("mixed: ") else [text]
-    marked = [part.endswith(" (loaded)") for part in segments]
-    loaded = " (loaded)" if all(marked) else (" (partly loaded)" if any(marked) else "")
+    marked = [machine.endswith(LOADED) for machine in label_machines(text)]
+    loaded = LOADED if all(marked) else (" (partly loaded)" if any(marked) else "")
     for name in ("AMD EPYC", "Intel(R) Xeon(R)", "Apple"):
         if name in text:
             return name.replace("(R)", "") + loaded

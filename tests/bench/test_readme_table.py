@@ -51,7 +51,8 @@ def test_a_readme_without_the_markers_is_refused():
     ("AMD EPYC, 2 cores, Python 3.11.7", "AMD EPYC"),
     ("Intel(R) Xeon(R) Processor, 2 cores (loaded)", "Intel Xeon (loaded)"),
     ("mixed: AMD EPYC, 2 cores (loaded); AMD EPYC, 2 cores", "AMD EPYC (partly loaded)"),
-    ("mixed: Intel(R) Xeon(R) Processor, 2 cores; Intel(R) Xeon(R) Processor, 2 cores (loaded)", "Intel Xeon (partly loaded)"),
+    ("mixed: Intel(R) Xeon(R) Processor, 2 cores; Intel(R) Xeon(R) Processor, 2 cores (loaded)",
+     "Intel Xeon (partly loaded)"),
     ("mixed: AMD EPYC, 2 cores (loaded); AMD EPYC, 2 cores (loaded)", "AMD EPYC (loaded)"),
 ])
 def test_a_run_with_loaded_segments_says_so_in_the_table(label, shown):

@@ -11,9 +11,9 @@ from cardrl.run_dir import read_progress
 
 def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tmp_path, capsys):
     out = tmp_path / "run"
-    rc = main(["train", "doudizhu", "--algo", "dmc", "--features", "unified", "--stop-frames", "1200", "--num-env-runners", "0",
-               "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "1s",
-               "--eval-deals", "10", "--eval-against", "random", "rule", "--out", str(out)])
+    rc = main(["train", "doudizhu", "--algo", "dmc", "--features", "unified", "--stop-frames", "1200",
+               "--num-env-runners", "0", "--num-envs-per-env-runner", "8", "--frames-per-update", "200",
+               "--eval-every", "1s", "--eval-deals", "10", "--eval-against", "random", "rule", "--out", str(out)])
     printed = capsys.readouterr().out
     assert rc == 0
     assert "training DMC on doudizhu" in printed and "learner on cpu (1 torch thread)" in printed
@@ -26,9 +26,9 @@ def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tm
     assert list((out / "tb").glob("events.out.tfevents.*"))
 
     # resume from the checkpoint: the frame counter continues
-    rc = main(["train", "doudizhu", "--features", "unified", "--stop-frames", "1800", "--num-env-runners", "0", "--num-envs-per-env-runner",
-               "8", "--frames-per-update", "200", "--eval-every", "0s", "--eval-deals", "5",
-               "--restore", str(out / "checkpoint"), "--out", str(out)])
+    rc = main(["train", "doudizhu", "--features", "unified", "--stop-frames", "1800", "--num-env-runners", "0",
+               "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "0s",
+               "--eval-deals", "5", "--restore", str(out / "checkpoint"), "--out", str(out)])
     assert rc == 0 and "restored from" in capsys.readouterr().out
     assert json.loads((out / "progress.jsonl").read_text().splitlines()[-1])["frames_trained"] >= 1800
 
