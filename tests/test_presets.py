@@ -105,7 +105,7 @@ def test_the_table_says_where_each_row_is_from_and_agrees_with_the_algorithms():
     assert all(p.paper and p.reproduces for p in presets().values())
     assert all(p.expected for p in presets().values() if p.reproduces.startswith(("Table", "Fig.")) and not p.variant)
     assert list(variants()) == ["dmc", "dmc_centred", "odmc", "om", "omodmc", "admc", "oadmcdou", "oracledou",
-                                "perfectdou", "unified", "unified_bf16", "douzero_plus_om", "coach", "danzero",
+                                "perfectdou", "unified", "unified_fast", "douzero_plus_om", "coach", "danzero",
                                 "topk_ppo"]
 
 

@@ -48,6 +48,10 @@ class DMCConfigBase(CardGameConfig, AlgorithmConfig):
         # default too, set here so that DMC does not depend on it. Turn off with .fault_tolerance(
         # restart_failed_env_runners=False): a runner's death then ends training with its error.
         self.restart_failed_env_runners = True
+        # DMC's runners keep no connector state (no observation filters): RLlib's per-iteration merge and broadcast
+        # of it would only be a blocking call to every runner, which waits behind the runner's queued sample requests
+        self.merge_env_runner_states = False
+        self.broadcast_env_runner_states = False
 
     # ---- builders ------------------------------------------------------------------------------
     def game(self, name: str = NotProvided, **env_config) -> DMCConfigBase:

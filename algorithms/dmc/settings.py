@@ -160,6 +160,11 @@ class DMCSettings:
                                           section="env_runners")
     rollout_fragment_length: int = option(800, "frames per sample request to an env runner", type=positive_int,
                                           section="env_runners")
+    max_requests_in_flight_per_env_runner: int = option(
+        1, "sample requests queued at each env runner: with more than one a runner starts its next request while "
+           "the learner updates instead of idling (on 2 cores with bfloat16 runners: docs/performance.md); each "
+           "request carries the weights of when it was sent, so the runners' weight lag grows with the queue",
+        type=positive_int, section="env_runners", flag="sample_requests_in_flight")
     updates_per_iteration: int = option(1, "learner updates per algo.train() call",
                                         type=positive_int)
     target_baseline: str | None = option(None, "centre each seat's targets on a running mean of its returns "

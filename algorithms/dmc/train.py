@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import os
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -72,7 +73,8 @@ def build_config(run_spec: RunSpec, say=print):
         env_config["features"] = features
         say(note)
     settings = run_spec.settings_values()
-    runners = {k: settings.pop(k) for k in ("num_envs_per_env_runner", "rollout_fragment_length")}
+    runners = {f.name: settings.pop(f.name) for f in fields(run_spec.settings)
+               if f.metadata.get("section") == "env_runners"}
     if settings.get("q_model") is None:
         settings.pop("q_model", None)  # the game's default
     config = (

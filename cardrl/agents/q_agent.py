@@ -39,8 +39,9 @@ def greedy_index(q: np.ndarray, strength: Callable[[], np.ndarray] | np.ndarray 
 
 
 def _numpy(q) -> np.ndarray:
-    """Q-values as numpy: a torch module's tensor, or an exported network's array (:mod:`cardrl.agents.exported`)."""
-    return q.cpu().numpy() if hasattr(q, "cpu") else np.asarray(q)
+    """Q-values as float32 numpy: a torch module's tensor (bfloat16 under autocast included), or an exported network's
+    array (:mod:`cardrl.agents.exported`)."""
+    return q.detach().cpu().float().numpy() if hasattr(q, "cpu") else np.asarray(q, dtype=np.float32)
 
 
 def check_modules_fit(modules: Mapping[str, Any], features: FeatureEncoder, agents: tuple[str, ...],
