@@ -220,6 +220,9 @@ PRESETS = (
     # ---- the learning benchmark's variants (cardrl bench learning GAME --variants ...), any game they apply to ---
     Preset("dmc", None, paper="DouZero (Zha et al. 2021)", reproduces="plain DMC with the game's defaults",
            variant=True),
+    Preset("dmc_fast", None, options=("--actor-precision", "bfloat16", "--sample-requests-in-flight", "6"),
+           paper="cardrl", reproduces="plain DMC, its env runners scoring in bfloat16 (the learner in float32) with 6 "
+                                      "sample requests queued (docs/performance.md)", variant=True),
     Preset("dmc_centred", None, options=("--target-baseline", "seat_mean"), paper="cardrl",
            reproduces="DMC with each seat's targets centred on its running mean return (docs/learning.md, The dip)",
            variant=True),

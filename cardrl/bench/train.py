@@ -51,12 +51,14 @@ from cardrl.bench.train_rates import (SETUP_TIMEOUT_S, child_env, rate_fields, t
 from cardrl.games.registry import game_names, get_game
 
 __all__ = ["bench_train", "bench_ours", "format_bench_train", "main_bench_train", "summary_lines", "print_bench_train",
-           "add_train_arguments", "module_updates", "variant_name", "variant_options", "check_variant", "OURS_SETTINGS"]
+           "add_train_arguments", "module_updates", "variant_name", "variant_options", "check_variant", "check_presets",
+           "preset_config", "OURS_SETTINGS", "PRESET_FRAMES"]
 
 # The DMC settings the benchmark reports: DMC's own defaults (DMCSettings), which the run takes unchanged.
 OURS_SETTINGS = {f.name: f.default for f in fields(DMCSettings)
                  if f.name in ("num_envs_per_env_runner", "rollout_fragment_length", "frames_per_update")}
 _RESULT_TAG = "CARDRL_BENCH_TRAIN_RESULT "
+PRESET_FRAMES = 1_000_000  # the budget a preset's schedules (oracle guiding) are laid over: no effect on speed
 
 
 # ---- ours ---------------------------------------------------------------------------------------
@@ -97,10 +99,22 @@ def _timed_training(algo, seconds: float) -> dict[str, Any]:
             "frames_trained_total": int(result["frames_trained"])}
 
 
+def preset_config(preset: str, game: str):
+    """The DMCConfig ``cardrl train GAME`` builds for the learning benchmark's variant ``preset`` (its features, its
+    options: :func:`cardrl.bench.learning.variant_flags`); ValueError if it does not apply to ``game``."""
+    from cardrl.algorithms.dmc.train import build_config
+    from cardrl.algorithms.training.run_spec import RunSpec
+    from cardrl.bench.learning import variant_flags
+
+    flags = variant_flags(preset, game, PRESET_FRAMES)
+    return build_config(RunSpec.from_flags(game, flags), say=lambda *_: None)
+
+
 def _run_ours_here(seconds: float, num_env_runners: int, launched: float, options: Mapping[str, Any],
-                   game: str) -> dict[str, Any]:
-    """Body of the ``--_ours`` child: a fresh local Ray, DMC built with its own defaults (and the DMC training
-    ``options`` of a variant), one update to warm up, then ``seconds``."""
+                   game: str, preset: str | None = None) -> dict[str, Any]:
+    """Body of the ``--_ours`` child: a fresh local Ray, DMC built with its own defaults (or as ``cardrl train``
+    builds the variant ``preset``) and the DMC training ``options`` of a variant, one update to warm up, then
+    ``seconds``."""
     import torch
 
     torch.set_num_threads(1)
@@ -113,8 +127,8 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, option
     start_ray(ray_cpus, address=LOCAL)
     try:
         t_ray = time.time()
-        config = (DMCConfig().game(game).env_runners(num_env_runners=num_env_runners).training(**options)
-                  .debugging(seed=0))
+        base = preset_config(preset, game) if preset else DMCConfig().game(game)
+        config = base.env_runners(num_env_runners=num_env_runners).training(**options).debugging(seed=0)
         algo = config.build_algo()
         t_built = time.time()
         run = _timed_training(algo, seconds)
@@ -129,23 +143,26 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, option
         "weight_lag": None if lag is None else float(lag), "pruning_ratio": run["last"].get("pruning_ratio"),
         "settings": {"num_env_runners": num_env_runners, **{k: getattr(config, k) for k in OURS_SETTINGS},
                      "options": {k: getattr(config, k) for k in options},  # as the config took them
+                     "preset": preset, "features": dict(config.env_config or {}).get("features"),
+                     "actor_precision": config.actor_precision,
+                     "sample_requests_in_flight": config.max_requests_in_flight_per_env_runner,
                      "q_model": config.q_model, "driver_sample_frames": config.driver_sample_frames,
                      "ray_num_cpus": ray_cpus},
     }
 
 
 def bench_ours(game: str, seconds: float, num_env_runners: int = 1,
-               options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+               options: Mapping[str, Any] | None = None, preset: str | None = None) -> dict[str, Any]:
     """cardrl's DMC on ``game`` for ``seconds`` after its first update, in a child process (see the module doc),
     with the DMC training ``options`` of a variant (JSON values, e.g. ``{"prune": "mcs"}``) on top of the
-    benchmark's own."""
+    benchmark's own, or built as ``cardrl train`` builds the learning benchmark's variant ``preset``."""
     if num_env_runners < 0:
         raise ValueError(f"num_env_runners must be >= 0 (0: sample in the driver), got {num_env_runners}")
     game = get_game(game).name
     launched = time.time()
     cmd = [sys.executable, "-m", "cardrl.bench.train", "--_ours", "--seconds", str(seconds),
            "--num-env-runners", str(num_env_runners), "--_launched", repr(launched),
-           "--_options", json.dumps(dict(options or {})), game]
+           "--_options", json.dumps(dict(options or {})), *(["--_preset", preset] if preset else []), game]
     proc = subprocess.run(cmd, env=child_env(), capture_output=True, text=True,
                           timeout=seconds + SETUP_TIMEOUT_S)
     lines = [line for line in proc.stdout.splitlines() if line.startswith(_RESULT_TAG)]
@@ -175,6 +192,17 @@ def variant_name(options: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in sorted(options.items()))
 
 
+def check_presets(game: str, options: Mapping[str, Any], baseline: str | None, variant: str | None) -> None:
+    """ValueError when the learning benchmark's variants ``baseline`` or ``variant`` do not apply to ``game`` (or do
+    not exist), or when ``variant`` comes with the training ``options`` of another variant (one second run only)."""
+    if variant and options:
+        raise ValueError(f"cardrl bench train: --variant {variant} measures one second run; it can not come with "
+                         f"--prune, --opponent-model or --bidding ({variant_name(options)}): drop one of them")
+    for preset in (baseline, variant):
+        if preset:
+            preset_config(preset, game).validate()
+
+
 def check_variant(game: str, options: Mapping[str, Any]) -> None:
     """ValueError, naming the variant, when DMC on ``game`` (its default features and Q-network) would refuse the
     variant's ``options``: :meth:`DMCConfig.validate` decides, as in the child run."""
@@ -190,7 +218,7 @@ def check_variant(game: str, options: Mapping[str, Any]) -> None:
 
 def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: int = 1,
                 douzero_actors: int = DOUZERO_NUM_ACTORS, variant: Mapping[str, Any] | None = None,
-                ) -> dict[str, Any]:
+                baseline_preset: str | None = None, variant_preset: str | None = None) -> dict[str, Any]:
     """Frames trained per second of cardrl's DMC on ``game``, then (``variant``: DMC training options, e.g.
     ``{"opponent_model": "luo_tan", "prune": "mcs"}``) of DMC with those options, then (``peers``, when the game's
     ``spec.peers`` names ``douzero``) of DouZero's trainer, one after the other. A variant is checked
@@ -204,14 +232,17 @@ def bench_train(game: str, seconds: float, peers: bool = True, num_env_runners: 
     if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
         raise ValueError(f"seconds must be > 0, got {seconds}")
     variant = dict(variant or {})
+    check_presets(spec.name, variant, baseline_preset, variant_preset)
     if variant:
         check_variant(spec.name, variant)
     result: dict[str, Any] = {"game": spec.name, "title": spec.title, "seconds": float(seconds),
                               "cpus": os.cpu_count(), "machine": machine_description(),
                               "load_before": load_1m() or 0.0, "peers": {}, "ratio": None}
-    result["ours"] = bench_ours(spec.name, seconds, num_env_runners)
+    result["ours"] = bench_ours(spec.name, seconds, num_env_runners, preset=baseline_preset)
     if variant:  # the same run with the variant's options, to measure what they cost in frames/s
         result["ours_variant"] = bench_ours(spec.name, seconds, num_env_runners, options=variant)
+    if variant_preset:  # the variant as cardrl train builds it, right after the baseline
+        result["ours_variant"] = bench_ours(spec.name, seconds, num_env_runners, preset=variant_preset)
     if peers and "douzero" in spec.peers:  # DouZero's trainer: the one peer trainer this benchmark runs
         try:
             result["peers"]["douzero"] = bench_douzero(seconds, douzero_actors)
@@ -231,7 +262,11 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
     frames/s (pruning ratio 12.7%)"`` or ``"opponent_model=luo_tan vs no opponent model: 0.80x frames/s"``."""
     lines = []
     run = result.get("ours_variant")
-    if run:
+    if run and run["settings"].get("preset"):
+        ratio = run["frames_per_s"] / result["ours"]["frames_per_s"]
+        lines.append(f"{run['settings']['preset']} vs {result['ours']['settings'].get('preset') or 'plain DMC'}: "
+                     f"{ratio:.2f}x frames/s")
+    elif run:
         options = run["settings"]["options"]
         off = _OPTION_OFF.get(next(iter(options)), "plain DMC") if len(options) == 1 else "plain DMC"
         ratio = run["frames_per_s"] / result["ours"]["frames_per_s"]
@@ -246,6 +281,9 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 
 def _settings_ours(s: dict[str, Any]) -> str:
     model = f", q_model {s['q_model']}" if s.get("q_model") else ""
+    if s.get("features"):
+        model += (f", features {s['features']}, actor {s.get('actor_precision', 'float32')}, "
+                  f"{s.get('sample_requests_in_flight', 1)} request(s) in flight")
     return (f"{s['num_env_runners']} env runner(s) x {s['num_envs_per_env_runner']} games, fragment "
             f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, driver samples "
             f"{s.get('driver_sample_frames', 0)} frames while idle, ray num_cpus={s['ray_num_cpus']}{model}")
@@ -255,6 +293,8 @@ def _trainer_ours(run: dict[str, Any]) -> str:
     """The table's name of one of our runs: ``cardrl DMC``, ``cardrl ODMC (prune=mcs)``, ``cardrl DMC
     (opponent_model=luo_tan)``."""
     options = run["settings"].get("options") or {}
+    if run["settings"].get("preset"):
+        return f"cardrl {run['settings']['preset']}"
     algo = "ODMC" if options.get("prune") else "DMC"
     return f"cardrl {algo} ({variant_name(options)})" if options else f"cardrl {algo}"
 
@@ -312,6 +352,7 @@ def print_bench_train(result: dict[str, Any]) -> None:
 def check_bench_train(args: argparse.Namespace) -> None:
     """What ``cardrl bench train`` checks before it measures: the variant (:func:`check_variant`)."""
     variant = variant_options(prune=args.prune, opponent_model=args.opponent_model, bidding=args.bidding)
+    check_presets(args.game, variant, args.baseline, args.variant)
     if variant:
         check_variant(args.game, variant)
 
@@ -332,7 +373,8 @@ def main_bench_train(args: argparse.Namespace | Sequence[str] | None = None) -> 
     result = bench_train(args.game, float(args.seconds), peers=not args.no_peers,
                          num_env_runners=args.num_env_runners, douzero_actors=args.douzero_actors,
                          variant=variant_options(prune=args.prune, opponent_model=args.opponent_model,
-                                                 bidding=args.bidding))
+                                                 bidding=args.bidding),
+                         baseline_preset=args.baseline, variant_preset=args.variant)
     print_bench_train(result)
     if json_out:
         text = "\n".join([result["table"], *result["summary"]])
@@ -364,6 +406,12 @@ def add_train_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentPar
                         help="also measure DMC on the whole game (bidding learned, docs/bidding.md) and print its "
                              "frames/s ratio to DMC with a fixed landlord (with --prune or --opponent-model: one run "
                              "with them)")
+    parser.add_argument("--baseline", default=None, metavar="VARIANT",
+                        help="measure this variant of the learning benchmark (cardrl bench learning --help lists "
+                             "them; e.g. unified) first, built as cardrl train builds it, instead of plain DMC")
+    parser.add_argument("--variant", default=None, metavar="VARIANT",
+                        help="then measure this variant of the learning benchmark (e.g. unified_fast) and print its "
+                             "frames/s ratio to the first run (not with --prune, --opponent-model or --bidding)")
     parser.add_argument("--json-out", default=None, metavar="PATH",
                         help="also write every figure printed, with the command, the UTC date, the machine and its "
                              "load averages at start and end, to this JSON file (cardrl.bench.json_out)")
@@ -376,6 +424,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--_ours", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--_launched", type=float, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--_options", type=json.loads, default={}, help=argparse.SUPPRESS)  # the variant, as JSON
+    parser.add_argument("--_preset", default=None, help=argparse.SUPPRESS)
     return parser
 
 
@@ -383,7 +432,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
     if args._ours:
         launched = args._launched if args._launched is not None else time.time()
-        result = _run_ours_here(args.seconds, args.num_env_runners, launched, args._options, args.game)
+        result = _run_ours_here(args.seconds, args.num_env_runners, launched, args._options, args.game, args._preset)
         print(_RESULT_TAG + json.dumps(result), flush=True)
         return 0
     return main_bench_train(args)

@@ -203,7 +203,7 @@ def test_variant_options_reach_the_child_run(monkeypatch):
 def test_variant_runs_second_and_its_ratio_is_printed(monkeypatch, capsys):
     calls = []
 
-    def fake_bench_ours(game, seconds, num_env_runners=1, options=None):
+    def fake_bench_ours(game, seconds, num_env_runners=1, options=None, preset=None):
         calls.append((game, seconds, options))
         return _run(1000.0, {}) if options is None else _run(800.0, dict(options), 0.125)
 
@@ -222,6 +222,58 @@ def test_variant_runs_second_and_its_ratio_is_printed(monkeypatch, capsys):
     out = capsys.readouterr().out.splitlines()
     assert re.match(r"^cardrl ODMC \(opponent_model=luo_tan, prune=mcs\)\s+800\s", out[4])
     assert out[-1] == "opponent_model=luo_tan, prune=mcs vs plain DMC: 0.80x frames/s (pruning ratio 12.5%)"
+
+
+def test_presets_run_as_cardrl_train_builds_them_and_the_second_ratio_is_printed(monkeypatch, capsys):
+    calls = []
+
+    def fake_bench_ours(game, seconds, num_env_runners=1, options=None, preset=None):
+        calls.append((game, options, preset))
+        run = _run(1000.0 if preset == "unified" else 1300.0, {})
+        run["settings"].update(preset=preset, features="unified", actor_precision="float32",
+                               sample_requests_in_flight=1)
+        return run
+
+    monkeypatch.setattr(bt, "bench_ours", fake_bench_ours)
+    assert bt.main_bench_train(["doudizhu", "--seconds", "3", "--no-peers", "--baseline", "unified",
+                                "--variant", "unified_fast"]) == 0
+    assert calls == [("doudizhu", None, "unified"), ("doudizhu", None, "unified_fast")]
+    out = capsys.readouterr().out.splitlines()
+    assert re.match(r"^cardrl unified\s+1,000\s", out[3]) and re.match(r"^cardrl unified_fast\s+1,300\s", out[4])
+    assert "features unified, actor float32, 1 request(s) in flight" in out[3]
+    assert out[-1] == "unified_fast vs unified: 1.30x frames/s"
+
+
+def test_a_preset_is_built_as_cardrl_train_builds_it_and_refused_where_it_does_not_apply(monkeypatch):
+    config = bt.preset_config("unified_fast", "doudizhu")
+    assert (config.env_config["features"], config.actor_precision, config.max_requests_in_flight_per_env_runner) == (
+        "unified", "bfloat16", 6)
+    assert config.merge_env_runner_states is False and config.broadcast_env_runner_states is False
+
+    def no_run(*args, **kwargs):
+        raise AssertionError("a refused preset must not start a run")
+
+    monkeypatch.setattr(bt, "bench_ours", no_run)
+    with pytest.raises(ValueError, match=r"unknown variant 'fastest'; variants: dmc, "):
+        bt.main_bench_train(["doudizhu", "--no-peers", "--variant", "fastest"])
+    with pytest.raises(ValueError, match=r"variant 'douzero_plus_om' does not apply to big2"):
+        bt.main_bench_train(["big2", "--no-peers", "--baseline", "douzero_plus_om"])
+    with pytest.raises(ValueError, match=r"--variant unified_fast measures one second run; it can not come with "
+                                         r"--prune, --opponent-model or --bidding \(prune=mcs\)"):
+        bt.main_bench_train(["doudizhu", "--no-peers", "--variant", "unified_fast", "--prune", "mcs"])
+
+
+def test_a_preset_reaches_the_child_run(monkeypatch):
+    seen = {}
+
+    def fake_run(cmd, **kwargs):
+        seen["cmd"] = cmd
+        return argparse.Namespace(returncode=0, stderr="", stdout=bt._RESULT_TAG + '{"frames_per_s": 1.0}\n')
+
+    monkeypatch.setattr(bt.subprocess, "run", fake_run)
+    bt.bench_ours("doudizhu", 1.0, preset="unified_fast")
+    child = bt._parser().parse_args(seen["cmd"][seen["cmd"].index("--_ours"):])
+    assert child._preset == "unified_fast" and child._options == {}
 
 
 def test_prune_alone_keeps_its_line_and_row():

@@ -91,6 +91,27 @@ def test_remote_env_runner_overlaps_and_reports_lag(ray_local):
         algo.stop()
 
 
+def test_queued_sample_requests_train_within_their_bound(ray_local):
+    """--sample-requests-in-flight: RLlib's max_requests_in_flight_per_env_runner; DMC's runners keep no connector
+    state, so RLlib's per-iteration merge and broadcast of it (a blocking call behind the queue) is off."""
+    from cardrl.algorithms.dmc.train import build_config
+    from cardrl.algorithms.training.run_spec import RunSpec
+
+    flags = build_config(RunSpec.from_flags("doudizhu", ["--sample-requests-in-flight", "3"]), say=lambda *_: None)
+    assert flags.max_requests_in_flight_per_env_runner == 3
+    config = small_config(num_env_runners=1, q_model="mlp").env_runners(max_requests_in_flight_per_env_runner=3)
+    assert config.merge_env_runner_states is False and config.broadcast_env_runner_states is False
+    algo = config.build_algo()
+    try:
+        queued = []
+        for _ in range(6):
+            result = algo.train()
+            queued.append(max(algo._in_flight.values()))
+        assert 1 <= max(queued) <= 3 and result["frames_trained"] >= 6 * 128 and result["weight_lag"] >= 0
+    finally:
+        algo.stop()
+
+
 def test_bad_configs_fail_fast_with_clear_messages():
     with pytest.raises(ValueError, match="game 'chess' is unknown; available: \\['big2', 'doudizhu', 'guandan'\\]"):
         DMCConfig().game("chess").validate()
