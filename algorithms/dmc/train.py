@@ -75,6 +75,9 @@ def build_config(run_spec: RunSpec, say=print):
     settings = run_spec.settings_values()
     runners = {f.name: settings.pop(f.name) for f in fields(run_spec.settings)
                if f.metadata.get("section") == "env_runners"}
+    if run.num_env_runners == 0 and runners["max_requests_in_flight_per_env_runner"] > 1:
+        say(f"--sample-requests-in-flight {runners['max_requests_in_flight_per_env_runner']} has no effect with "
+            f"--num-env-runners 0: the driver samples itself, one request at a time")
     if settings.get("q_model") is None:
         settings.pop("q_model", None)  # the game's default
     config = (

@@ -38,7 +38,7 @@ __all__ = ["add_bench_parsers", "main_bench", "bench_env", "format_bench_env", "
            "bench_train", "format_bench_train", "bench_scale", "format_bench_scale", "machine_description", "run_learning", "format_learning"]
 
 _HOME = {"add_bench_parsers": "cli", "main_bench": "cli", "bench_env": "env", "format_bench_env": "env",
-         "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train",
+         "bench_mcs": "mcs", "format_bench_mcs": "mcs", "bench_train": "train", "format_bench_train": "train_format",
          "bench_scale": "scale", "format_bench_scale": "scale", "machine_description": "common",
          "run_learning": "learning", "format_learning": "learning_format"}
 

@@ -173,7 +173,8 @@ ROWS: tuple[Row, ...] = (
     Row("Luo & Tan's features and shared network alone (`unified`) against RLCard's rule agent", PAPERS,
         _versus("unified", "dmc", "rlcard", "DouZero's DMC")),
     Row("OMODMC: first beats RLCard's rule agent", PAPERS, _first_above("omodmc", "rlcard")),
-    Row("`unified`: first beats RLCard's rule agent", PAPERS, _first_above("unified", "rlcard")),
+    Row("`unified_fast` (`unified`, bfloat16 runners, queued requests): first beats RLCard's rule agent", PAPERS,
+        _first_above("unified_fast", "rlcard")),
     Row("DouZero's DMC: first beats RLCard's rule agent", DMC_4M, _first_above("dmc", "rlcard")),
     Row("OMODMC against cardrl's rule agent", PAPERS, _versus("omodmc", "dmc", "rule", "DouZero's DMC")),
 )

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from cardrl.bench import train as bt
+from cardrl.bench import train_format as tf
 from cardrl.bench import train_douzero, train_rates
 from helpers.bench_train_results import ours_result
 
@@ -126,9 +127,9 @@ def test_module_updates_from_learner_lifetimes():
 # ---- summary -------------------------------------------------------------------------------------
 def test_summary_line():
     result = {"ours": {"frames_per_s": 1150.0}, "peers": {"douzero": {"frames_per_s": 500.0}}}
-    assert bt.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
-    assert bt.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {}}) == []
-    assert bt.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {"douzero": {"skipped": "x"}}}) == []
+    assert tf.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
+    assert tf.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {}}) == []
+    assert tf.summary_lines({"ours": {"frames_per_s": 1.0}, "peers": {"douzero": {"skipped": "x"}}}) == []
 
 
 def test_bad_arguments_are_rejected():
@@ -153,13 +154,13 @@ def test_table_has_the_machine_on_top_and_every_trainer():
                             "unroll_length": 100, "num_threads": 4}}
     result = {"game": "doudizhu", "seconds": 60.0, "cpus": 2, "machine": "CPU X, 2 cores, Python 3.11.7, numpy 2, "
               "torch 2", "load_before": 0.5, "ours": ours, "peers": {"douzero": douzero}}
-    lines = bt.format_bench_train(result).splitlines()
+    lines = tf.format_bench_train(result).splitlines()
     assert lines[0].startswith("cardrl bench train doudizhu: 60 s timed window")
     assert lines[1] == "machine: CPU X, 2 cores, Python 3.11.7, numpy 2, torch 2; load average 0.50 before the run"
     assert re.match(r"^trainer\s+frames/s\s+setup s\s+frames\s+settings$", lines[2])
     assert re.match(r"^cardrl DMC\s+1,150\s+12\.3\s+64,000\s+1 env runner\(s\) x 64 games", lines[3])
     assert re.match(r"^douzero 1\.1\.0\s+500\s+20\.0\s+30,000\s+1 actor\(s\) on cpu", lines[4])
-    assert bt.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
+    assert tf.summary_lines(result) == ["vs douzero: 2.3x frames/s"]
 
 
 # ---- variants (a second run of DMC with other training options) ---------------------------------------------
@@ -181,10 +182,11 @@ def test_variant_flags_are_parsed():
 
     cli = build_parser().parse_args(["bench", "train", "doudizhu", "--opponent-model", "douzero_plus"])
     assert cli.opponent_model == "douzero_plus" and cli.prune is None
-    assert bt.variant_name({"prune": "mcs", "opponent_model": "luo_tan"}) == "opponent_model=luo_tan, prune=mcs"
+    assert tf.variant_name({"prune": "mcs", "opponent_model": "luo_tan"}) == "opponent_model=luo_tan, prune=mcs"
 
 
-def test_variant_options_reach_the_child_run(monkeypatch):
+def _child_commands(monkeypatch) -> dict:
+    """Replace the child process by one that records its command line (``seen["cmd"]``) and reports 1 frame/s."""
     seen = {}
 
     def fake_run(cmd, **kwargs):
@@ -192,6 +194,11 @@ def test_variant_options_reach_the_child_run(monkeypatch):
         return argparse.Namespace(returncode=0, stderr="", stdout=bt._RESULT_TAG + '{"frames_per_s": 1.0}\n')
 
     monkeypatch.setattr(bt.subprocess, "run", fake_run)
+    return seen
+
+
+def test_variant_options_reach_the_child_run(monkeypatch):
+    seen = _child_commands(monkeypatch)
     options = {"opponent_model": "luo_tan", "prune": "mcs"}
     assert bt.bench_ours("big2", 1.0, options=options)["frames_per_s"] == 1.0
     child = bt._parser().parse_args(seen["cmd"][seen["cmd"].index("--_ours"):])  # what the child parses
@@ -264,13 +271,7 @@ def test_a_preset_is_built_as_cardrl_train_builds_it_and_refused_where_it_does_n
 
 
 def test_a_preset_reaches_the_child_run(monkeypatch):
-    seen = {}
-
-    def fake_run(cmd, **kwargs):
-        seen["cmd"] = cmd
-        return argparse.Namespace(returncode=0, stderr="", stdout=bt._RESULT_TAG + '{"frames_per_s": 1.0}\n')
-
-    monkeypatch.setattr(bt.subprocess, "run", fake_run)
+    seen = _child_commands(monkeypatch)
     bt.bench_ours("doudizhu", 1.0, preset="unified_fast")
     child = bt._parser().parse_args(seen["cmd"][seen["cmd"].index("--_ours"):])
     assert child._preset == "unified_fast" and child._options == {}
@@ -279,10 +280,10 @@ def test_a_preset_reaches_the_child_run(monkeypatch):
 def test_prune_alone_keeps_its_line_and_row():
     result = {"game": "big2", "seconds": 60.0, "cpus": 2, "machine": "m", "load_before": 0.5, "peers": {},
               "ours": _run(1000.0, {}), "ours_variant": _run(1120.0, {"prune": "mcs"}, 0.127)}
-    assert bt.summary_lines(result) == ["prune=mcs vs no pruning: 1.12x frames/s (pruning ratio 12.7%)"]
-    assert re.match(r"^cardrl ODMC \(prune=mcs\)\s+1,120\s", bt.format_bench_train(result).splitlines()[4])
+    assert tf.summary_lines(result) == ["prune=mcs vs no pruning: 1.12x frames/s (pruning ratio 12.7%)"]
+    assert re.match(r"^cardrl ODMC \(prune=mcs\)\s+1,120\s", tf.format_bench_train(result).splitlines()[4])
     result["peers"] = {"douzero": {"frames_per_s": 500.0}}  # DouZero's line first, as before
-    assert bt.summary_lines(result)[0] == "vs douzero: 2.0x frames/s"
+    assert tf.summary_lines(result)[0] == "vs douzero: 2.0x frames/s"
 
 
 def test_a_variant_dmc_refuses_is_refused_before_any_run(monkeypatch):
@@ -355,7 +356,7 @@ def test_ours_run_structure(ours_only):
 
 @pytest.mark.slow
 def test_ours_printed_table(ours_only, capsys):
-    bt.print_bench_train(ours_only)
+    tf.print_bench_train(ours_only)
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("cardrl bench train doudizhu: 8 s timed window")
     assert out[1].startswith("machine: ") and " cores, Python " in out[1]
@@ -382,9 +383,9 @@ def test_douzero_run_structure_and_summary(ours_only):
     assert dz["settings"]["num_actors"] == 1 and dz["window_s"] == 10.0
     assert dz["rate_method"] in ("per position", "all")
     result = {**ours_only, "peers": {"douzero": dz}}
-    summary = bt.summary_lines(result)
+    summary = tf.summary_lines(result)
     assert len(summary) == 1 and re.fullmatch(r"vs douzero: \d+\.\dx frames/s", summary[0])
-    table = bt.format_bench_train(result).splitlines()
+    table = tf.format_bench_train(result).splitlines()
     assert re.match(r"^douzero 1\.1\.0\s+[\d,]+\s+\d+\.\d\s+[\d,]+\s+1 actor\(s\) on cpu", table[4])
 
 
@@ -393,6 +394,6 @@ def test_bidding_is_a_variant_measured_against_a_fixed_landlord():
     assert bt.variant_options(args.prune, args.opponent_model, args.bidding) == {"bidding": True}
     assert bt.variant_options(None, None, False) == {}
     result = {"peers": {}, "ours": _run(1000.0, {}), "ours_variant": _run(900.0, {"bidding": True})}
-    assert bt.summary_lines(result) == ["bidding=True vs a fixed landlord: 0.90x frames/s"]
+    assert tf.summary_lines(result) == ["bidding=True vs a fixed landlord: 0.90x frames/s"]
     with pytest.raises(ValueError, match="variant bidding=True: .*big2 has no bidding phase"):
         bt.check_variant("big2", {"bidding": True})

@@ -11,11 +11,12 @@ from cardrl.run_dir import read_progress
 
 def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tmp_path, capsys):
     out = tmp_path / "run"
-    rc = main(["train", "doudizhu", "--algo", "dmc", "--features", "unified", "--stop-frames", "1200",
+    rc = main(["train", "doudizhu", "--preset", "unified_fast", "--stop-frames", "1200",  # the README's first command
                "--num-env-runners", "0", "--num-envs-per-env-runner", "8", "--frames-per-update", "200",
                "--eval-every", "1s", "--eval-deals", "10", "--eval-against", "random", "rule", "--out", str(out)])
     printed = capsys.readouterr().out
     assert rc == 0
+    assert "--sample-requests-in-flight 6 has no effect with --num-env-runners 0" in printed
     assert "training DMC on doudizhu" in printed and "learner on cpu (1 torch thread)" in printed
     assert "checkpoint written" in printed and "final ADP vs rule over 10 deals" in printed
     records = read_progress(out)
@@ -26,7 +27,7 @@ def test_train_cli_writes_progress_evaluations_checkpoint_and_plot(ray_local, tm
     assert list((out / "tb").glob("events.out.tfevents.*"))
 
     # resume from the checkpoint: the frame counter continues
-    rc = main(["train", "doudizhu", "--features", "unified", "--stop-frames", "1800", "--num-env-runners", "0",
+    rc = main(["train", "doudizhu", "--preset", "unified_fast", "--stop-frames", "1800", "--num-env-runners", "0",
                "--num-envs-per-env-runner", "8", "--frames-per-update", "200", "--eval-every", "0s",
                "--eval-deals", "5", "--restore", str(out / "checkpoint"), "--out", str(out)])
     assert rc == 0 and "restored from" in capsys.readouterr().out
