@@ -189,7 +189,8 @@ def check_presets(game: str, options: Mapping[str, Any], baseline: str | None, v
     not exist), or when ``variant`` comes with the training ``options`` of another variant (one second run only)."""
     if variant and options:
         raise ValueError(f"cardrl bench train: --variant {variant} measures one second run; it can not come with "
-                         f"--prune, --opponent-model or --bidding ({train_format.variant_name(options)}): drop one of them")
+                         f"--prune, --opponent-model or --bidding ({train_format.variant_name(options)}): drop one "
+                         f"of them")
     for preset in (baseline, variant):
         if preset:
             preset_config(preset, game).validate()

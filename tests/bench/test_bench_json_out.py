@@ -70,7 +70,8 @@ DOUZERO = {"frames_per_s": 500.0, "setup_s": 20.0, "frames_trained": 30000, "upd
 
 
 def test_train_writes_rates_ratios_and_the_variant(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(bt, "bench_ours", lambda game, seconds, num_env_runners=1, options=None, preset=None:
+    monkeypatch.setattr(bt, "bench_ours", lambda game, seconds, num_env_runners=1, options=None,
+                        preset=None:
                         _run(1000.0, {}) if options is None else _run(800.0, dict(options)))
     monkeypatch.setattr(bt, "bench_douzero", lambda seconds, actors: dict(DOUZERO))
     monkeypatch.setattr(bt, "check_variant", lambda game, options: None)  # DMC's own check: test_bench_train.py
@@ -92,7 +93,8 @@ def test_train_writes_rates_ratios_and_the_variant(tmp_path, monkeypatch, capsys
 
 
 def test_train_without_douzero_has_nulls(tmp_path, monkeypatch):
-    monkeypatch.setattr(bt, "bench_ours", lambda game, seconds, num_env_runners=1, options=None, preset=None: _run(900.0, {}))
+    monkeypatch.setattr(bt, "bench_ours", lambda game, seconds, num_env_runners=1, options=None,
+                        preset=None: _run(900.0, {}))
     path = tmp_path / "t.json"
     bt.main_bench_train(["big2", "--seconds", "1", "--json-out", str(path)])
     figures = json.loads(path.read_text())["figures"]

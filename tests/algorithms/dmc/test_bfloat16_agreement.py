@@ -5,14 +5,12 @@ docs/performance.md ("bfloat16 runners")."""
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 import pytest
 import torch
 
 from cardrl.agents.q_agent import QAgent
-from cardrl.eval.agreement import agreement
+from cardrl.eval.agreement import agreement, positions
 from cardrl.games.registry import get_game
 from cardrl.zoo.catalog import entry_dir, read_card
 
@@ -20,16 +18,11 @@ POSITIONS = 1_000
 MIN_AGREEMENT = 0.97  # measured 98.3% (2026-12-07, AMD EPYC with AVX512-BF16); the bar leaves room for other CPUs
 
 
-class _Autocast(QAgent):
+class _BFloat16Scoring(QAgent):
     """The same Q-modules, every product in bfloat16: what DMCEnvRunner does with actor_precision="bfloat16"."""
 
-    def __init__(self, agent: QAgent, dtype: torch.dtype | None):
-        self.__dict__.update(agent.__dict__)
-        self.dtype = dtype
-
     def q_values(self, view, legal_moves) -> np.ndarray:
-        context = (torch.autocast("cpu", dtype=self.dtype) if self.dtype is not None else contextlib.nullcontext())
-        with context:
+        with torch.autocast("cpu", dtype=torch.bfloat16):
             return super().q_values(view, legal_moves)
 
 
@@ -51,8 +44,8 @@ def zoo_modules():
 
 
 def test_bfloat16_scoring_chooses_the_float32_move_on_seeded_positions(zoo_modules):
-    fp32 = QAgent(zoo_modules, "doudizhu", features="unified")
-    agents = {"fp32": _Autocast(fp32, None), "bf16": _Autocast(fp32, torch.bfloat16)}
+    agents = {"fp32": QAgent(zoo_modules, "doudizhu", features="unified"),
+              "bf16": _BFloat16Scoring(zoo_modules, "doudizhu", features="unified")}
     rates, _ = agreement(agents, "fp32", "doudizhu", {}, POSITIONS, seed=0)
     assert rates["bf16"] >= MIN_AGREEMENT, f"bfloat16 chose the float32 move on {rates['bf16']:.2%} of {POSITIONS:,}"
     print(f"bfloat16 agreement with float32: {rates['bf16']:.2%} of {POSITIONS:,} seeded positions")
@@ -61,9 +54,7 @@ def test_bfloat16_scoring_chooses_the_float32_move_on_seeded_positions(zoo_modul
 def test_bfloat16_scores_differ_from_float32_only_by_rounding(zoo_modules):
     """Not a vacuous agreement: the bfloat16 Q-values are not the float32 ones, only close to them."""
     fp32 = QAgent(zoo_modules, "doudizhu", features="unified")
-    bf16 = _Autocast(fp32, torch.bfloat16)
-    from cardrl.eval.agreement import positions
-
+    bf16 = _BFloat16Scoring(zoo_modules, "doudizhu", features="unified")
     gaps = []
     for view, legal in positions("doudizhu", {}, 50, seed=1):
         ids = np.asarray(legal, dtype=np.int64)

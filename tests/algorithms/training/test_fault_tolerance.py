@@ -43,7 +43,7 @@ def test_dead_env_runner_is_restarted_with_current_weights_and_training_goes_on(
         # the driver trains on while Ray restarts the runner (it samples itself while no remote sample comes); the
         # death is seen when the request in flight fails, the restart at the next iteration after Ray brought it back
         deadline = time.monotonic() + 60
-        while result["env_runner_restarts"] == 0 and time.monotonic() < deadline or len(frames) < 3:
+        while (result["env_runner_restarts"] == 0 and time.monotonic() < deadline) or len(frames) < 3:
             result = algo.train()
             frames.append(result["frames_trained"])
         assert all(b > a for a, b in zip(frames, frames[1:])), frames
