@@ -348,9 +348,11 @@ def test_ours_run_structure(ours_only):
     assert ours["setup_s"] == pytest.approx(ours["startup_s"] + ours["build_s"] + ours["first_update_s"], abs=0.01)
     from cardrl.algorithms.dmc.dmc import DMCConfig
 
+    plain = DMCConfig().game("doudizhu")
     assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": {}, "ray_num_cpus": 2,
-                                "q_model": DMCConfig().game("doudizhu").q_model,
-                                "driver_sample_frames": DMCConfig().driver_sample_frames}
+                                "q_model": plain.q_model, "driver_sample_frames": plain.driver_sample_frames,
+                                "preset": None, "features": None, "actor_precision": plain.actor_precision,
+                                "sample_requests_in_flight": plain.max_requests_in_flight_per_env_runner}
     assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
 
 
