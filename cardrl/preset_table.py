@@ -223,6 +223,11 @@ PRESETS = (
     Preset("dmc_fast", None, options=("--actor-precision", "bfloat16", "--sample-requests-in-flight", "6"),
            paper="cardrl", reproduces="plain DMC, its env runners scoring in bfloat16 (the learner in float32) with 6 "
                                       "sample requests queued (docs/performance.md)", variant=True),
+    Preset("dmc_bf16", None, options=("--actor-precision", "bfloat16", "--learner-precision", "bfloat16",
+                                      "--sample-requests-in-flight", "6"),
+           paper="cardrl", reproduces="dmc_fast with the learner's forward in bfloat16 too (its weights, gradients and "
+                                      "optimizer float32): the fastest plain DMC on CPUs with AMX (docs/performance.md)",
+           variant=True),
     Preset("dmc_centred", None, options=("--target-baseline", "seat_mean"), paper="cardrl",
            reproduces="DMC with each seat's targets centred on its running mean return (docs/learning.md, The dip)",
            variant=True),
@@ -250,6 +255,11 @@ PRESETS = (
                                           "--sample-requests-in-flight", "6"), paper="cardrl",
            reproduces="unified, its env runners scoring in bfloat16 (the learner in float32) with 6 sample requests "
                       "queued: the fastest per minute on CPUs with AVX512-BF16 or AMX (docs/performance.md)",
+           variant=True, needs_features="unified"),
+    Preset("unified_bf16", None, options=("--features", "unified", "--actor-precision", "bfloat16",
+                                          "--learner-precision", "bfloat16", "--sample-requests-in-flight", "6"),
+           paper="cardrl", reproduces="unified_fast with the learner's forward in bfloat16 too (its weights, gradients "
+                                      "and optimizer float32; docs/performance.md)",
            variant=True, needs_features="unified"),
     # DouZero+'s Fig. 6 row, and a variant of the games whose encoders feed its opponent model (DouDiZhu's)
     Preset("douzero_plus_om", "doudizhu", options=("--opponent-model", "douzero_plus"), paper=DOUZERO_PLUS,

@@ -33,7 +33,7 @@ from cardrl.algorithms.dmc.admc import admc_loss, range_clipped_loss
 from cardrl.algorithms.dmc.coach import COACH, COACH_LOGITS, COACH_SIDE, coach_loss
 from cardrl.algorithms.dmc.opponent_model import opponent_model_loss
 from cardrl.algorithms.dmc.optimizers import TF1RMSprop
-from cardrl.algorithms.dmc.q_module import Q, TARGET
+from cardrl.algorithms.dmc.q_module import Q, TARGET, DMCQModule
 
 ACTOR_Q = "actor_q"  # the Q the actor computed for the chosen move (ADMC's Q_old, OADMCDou eq. 2)
 
@@ -90,11 +90,15 @@ class DMCTorchLearner(TorchLearner):
 
     def build(self) -> None:
         """RLlib's build; with ``deterministic`` (cardrl train --deterministic) first torch's deterministic kernels and
-        one thread in this learner's process, so that an update's result depends on its batch alone."""
+        one thread in this learner's process, so that an update's result depends on its batch alone; with
+        ``learner_precision="bfloat16"`` the Q-modules' training forward under autocast (their ``train_precision``)."""
         if getattr(self.config, "deterministic", False):
             torch.use_deterministic_algorithms(True)
             torch.set_num_threads(1)
         super().build()
+        if getattr(self.config, "learner_precision", "float32") == "bfloat16":
+            self.module.foreach_module(lambda _mid, module: setattr(module, "train_precision", torch.bfloat16)
+                                       if isinstance(module, DMCQModule) else None)
 
     def _log_metrics(self, batch) -> None:
         # An update of the coach alone trains on games, not frames (DMC.training_step gives it env_steps=0): RLlib's

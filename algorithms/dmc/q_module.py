@@ -161,6 +161,7 @@ class DMCQModule(TorchRLModule):
     """
 
     net: QNetConfig
+    train_precision: torch.dtype | None = None  # bfloat16: the learner's forward under autocast (learner_precision)
 
     @property
     def first_layer(self) -> nn.Linear:
@@ -295,6 +296,16 @@ class DMCQModule(TorchRLModule):
         else:
             q, extra = self._rows(state, history, action, batch)
         return {Q: q, **extra}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        """The learner's forward: :meth:`_forward`, under ``torch.autocast`` when ``train_precision`` is set, its
+        floating outputs returned in float32 so that the losses are computed in float32."""
+        if self.train_precision is None:
+            return self._forward(batch, **kwargs)
+        with torch.autocast(self.first_layer.weight.device.type, dtype=self.train_precision):
+            out = self._forward(batch, **kwargs)
+        return {key: value.float() if torch.is_tensor(value) and value.is_floating_point() else value
+                for key, value in out.items()}
 
     def score(self, obs: torch.Tensor, actions: torch.Tensor, obs_index: torch.Tensor,
               blocks: Mapping[str, torch.Tensor] | None = None) -> torch.Tensor:

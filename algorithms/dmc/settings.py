@@ -138,6 +138,11 @@ class DMCSettings:
                                              "AVX512-BF16 or AMX, and on GPUs: docs/benchmarks.md; moves whose Q-values differ by "
                                              "less than about 1 in 100 may be ordered differently); the learner is "
                                              "float32 either way", choices=("float32", "bfloat16"))
+    learner_precision: str = option("float32", "precision of the learner's forward pass: float32 (as DouZero's "
+                                               "learner) or bfloat16 (its matrix products and LSTM under "
+                                               "torch.autocast, 2-3x faster on CPUs with AMX: docs/performance.md; "
+                                               "the weights, gradients, optimizer state and losses stay float32)",
+                                    choices=("float32", "bfloat16"))
     driver_sample_frames: int = option(200, "with remote env runners, the driver (where the learner runs) plays "
                                             "this many frames with its own env runner whenever no remote sample is "
                                             "ready, instead of waiting idle (its gain: docs/benchmarks.md; 0: "

@@ -145,7 +145,7 @@ def _run_ours_here(seconds: float, num_env_runners: int, launched: float, option
         "settings": {"num_env_runners": num_env_runners, **{k: getattr(config, k) for k in OURS_SETTINGS},
                      "options": {k: getattr(config, k) for k in options},  # as the config took them
                      "preset": preset, "features": dict(config.env_config or {}).get("features"),
-                     "actor_precision": config.actor_precision,
+                     "actor_precision": config.actor_precision, "learner_precision": config.learner_precision,
                      "sample_requests_in_flight": config.max_requests_in_flight_per_env_runner,
                      "q_model": config.q_model, "driver_sample_frames": config.driver_sample_frames,
                      "ray_num_cpus": ray_cpus},

@@ -47,8 +47,11 @@ def summary_lines(result: dict[str, Any]) -> list[str]:
 def _settings_ours(s: dict[str, Any]) -> str:
     model = f", q_model {s['q_model']}" if s.get("q_model") else ""
     if s.get("features"):
-        model += (f", features {s['features']}, actor {s.get('actor_precision', 'float32')}, "
-                  f"{s.get('sample_requests_in_flight', 1)} request(s) in flight")
+        model += f", features {s['features']}"
+    precisions = (s.get("actor_precision", "float32"), s.get("learner_precision", "float32"))
+    in_flight = s.get("sample_requests_in_flight", 1)
+    if precisions != ("float32", "float32") or in_flight != 1:
+        model += f", actor {precisions[0]}, learner {precisions[1]}, {in_flight} request(s) in flight"
     return (f"{s['num_env_runners']} env runner(s) x {s['num_envs_per_env_runner']} games, fragment "
             f"{s['rollout_fragment_length']}, {s['frames_per_update']} frames/update, driver samples "
             f"{s.get('driver_sample_frames', 0)} frames while idle, ray num_cpus={s['ray_num_cpus']}{model}")

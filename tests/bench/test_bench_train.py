@@ -237,8 +237,9 @@ def test_presets_run_as_cardrl_train_builds_them_and_the_second_ratio_is_printed
     def fake_bench_ours(game, seconds, num_env_runners=1, options=None, preset=None):
         calls.append((game, options, preset))
         run = _run(1000.0 if preset == "unified" else 1300.0, {})
-        run["settings"].update(preset=preset, features="unified", actor_precision="float32",
-                               sample_requests_in_flight=1)
+        fast = preset == "unified_fast"
+        run["settings"].update(preset=preset, features="unified", actor_precision="bfloat16" if fast else "float32",
+                               sample_requests_in_flight=6 if fast else 1)
         return run
 
     monkeypatch.setattr(bt, "bench_ours", fake_bench_ours)
@@ -247,7 +248,8 @@ def test_presets_run_as_cardrl_train_builds_them_and_the_second_ratio_is_printed
     assert calls == [("doudizhu", None, "unified"), ("doudizhu", None, "unified_fast")]
     out = capsys.readouterr().out.splitlines()
     assert re.match(r"^cardrl unified\s+1,000\s", out[3]) and re.match(r"^cardrl unified_fast\s+1,300\s", out[4])
-    assert "features unified, actor float32, 1 request(s) in flight" in out[3]
+    assert out[3].endswith("features unified") and "request(s) in flight" not in out[3]
+    assert out[4].endswith("features unified, actor bfloat16, learner float32, 6 request(s) in flight")
     assert out[-1] == "unified_fast vs unified: 1.30x frames/s"
 
 
@@ -256,6 +258,9 @@ def test_a_preset_is_built_as_cardrl_train_builds_it_and_refused_where_it_does_n
     assert (config.env_config["features"], config.actor_precision, config.max_requests_in_flight_per_env_runner) == (
         "unified", "bfloat16", 6)
     assert config.merge_env_runner_states is False and config.broadcast_env_runner_states is False
+    fastest = bt.preset_config("dmc_bf16", "doudizhu")
+    assert (fastest.actor_precision, fastest.learner_precision, fastest.max_requests_in_flight_per_env_runner) == (
+        "bfloat16", "bfloat16", 6)
 
     def no_run(*args, **kwargs):
         raise AssertionError("a refused preset must not start a run")
@@ -352,6 +357,7 @@ def test_ours_run_structure(ours_only):
     assert ours["settings"] == {"num_env_runners": 1, **bt.OURS_SETTINGS, "options": {}, "ray_num_cpus": 2,
                                 "q_model": plain.q_model, "driver_sample_frames": plain.driver_sample_frames,
                                 "preset": None, "features": None, "actor_precision": plain.actor_precision,
+                                "learner_precision": plain.learner_precision,
                                 "sample_requests_in_flight": plain.max_requests_in_flight_per_env_runner}
     assert ours_only["peers"] == {} and ours_only["ratio"] is None and ours_only["summary"] == []
 
