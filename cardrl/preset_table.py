@@ -239,6 +239,11 @@ PRESETS = (
     Preset("omodmc", None, options=("--opponent-model", "luo_tan", "--prune", "mcs"), paper=LUO_TAN,
            reproduces="Table 4: opponent model + MCS pruning (DouDiZhu: unified features, one shared network)",
            variant=True, needs_search=True, opponent_model="luo_tan"),
+    Preset("omodmc_bf16", None, options=("--opponent-model", "luo_tan", "--prune", "mcs", "--actor-precision",
+                                         "bfloat16", "--learner-precision", "bfloat16",
+                                         "--sample-requests-in-flight", "6"), paper=LUO_TAN,
+           reproduces="omodmc with bfloat16 runners and learner forward and 6 queued sample requests "
+                      "(docs/performance.md)", variant=True, needs_search=True, opponent_model="luo_tan"),
     Preset("admc", None, options=("--q-clip", "admc"), paper=OADMCDOU, reproduces="eq. 2-5: the ADMC loss",
            variant=True),
     Preset("oadmcdou", None, options=("--oracle", "1:0:{oracle_frames}", "--q-clip", "admc"), paper=OADMCDOU,

@@ -104,9 +104,9 @@ def test_the_table_says_where_each_row_is_from_and_agrees_with_the_algorithms():
     assert table.OADMCDOU_ORACLE == OADMCDOU_ORACLE and table.PAPER_ORACLE_FRAMES == OADMCDOU_ORACLE_FRAMES
     assert all(p.paper and p.reproduces for p in presets().values())
     assert all(p.expected for p in presets().values() if p.reproduces.startswith(("Table", "Fig.")) and not p.variant)
-    assert list(variants()) == ["dmc", "dmc_fast", "dmc_centred", "odmc", "om", "omodmc", "admc", "oadmcdou",
-                                "oracledou", "perfectdou", "unified", "unified_fast", "douzero_plus_om", "coach",
-                                "danzero", "topk_ppo"]
+    assert list(variants()) == ["dmc", "dmc_fast", "dmc_bf16", "dmc_centred", "odmc", "om", "omodmc", "omodmc_bf16",
+                                "admc", "oadmcdou", "oracledou", "perfectdou", "unified", "unified_fast",
+                                "unified_bf16", "douzero_plus_om", "coach", "danzero", "topk_ppo"]
 
 
 def test_docs_show_the_table_as_it_is():

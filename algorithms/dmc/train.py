@@ -17,6 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from cardrl.algorithms.dmc.init_weights import load_init_weights, read_init_weights
 from cardrl.algorithms.dmc.train_evaluation import DMCEvaluation, evaluation_baselines, evaluations
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.env_options import env_config_of
@@ -225,6 +226,8 @@ def check(run_spec: RunSpec) -> None:
             by_match = [name for name in game_names() if get_game(name).protocol.unit == "match"]
             raise ValueError(f"--final-matches does not apply to {run_spec.game} (one deal is a game); it applies to "
                              f"{', '.join(by_match)}")
+    if run.init_weights:  # a bad source is refused before Ray starts; the shapes are checked on the built networks
+        read_init_weights(run.init_weights, run_spec.game)
 
 
 def _verify(path: Path) -> None:
@@ -239,5 +242,6 @@ DRIVER = Driver(
     frames_trained=lambda algo: algo.frames_trained,
     check=check,
     verify_checkpoint=_verify,
-    resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners")
+    resumed_note="; its sample buffers are not saved: sampling starts afresh with reseeded env runners",
+    init_weights=load_init_weights)
 

@@ -46,7 +46,8 @@ class Driver:
     and the progress line's part for them; ``frames_trained(algo)`` the frames it has trained (a resumed run's too; 0
     where it does not resume); ``check(run_spec)`` refuses combinations of options before anything starts;
     ``verify_checkpoint(path)`` raises ValueError for an incomplete checkpoint (``--resume`` skips it);
-    ``resumed_note`` ends the line that says a run was resumed.
+    ``resumed_note`` ends the line that says a run was resumed; ``init_weights(algo, source)`` loads exported
+    weights into a new run's networks (``--init-weights``) and returns the line that says so.
     """
 
     name: str
@@ -60,3 +61,4 @@ class Driver:
     check: Callable[[RunSpec], None] = lambda run_spec: None
     verify_checkpoint: Callable[[Path], Any] | None = None
     resumed_note: str = ""
+    init_weights: Callable[[Any, str], str] | None = None

@@ -20,8 +20,8 @@ checkpoint and whole records stay, for a ``--resume`` once space is freed.
 
 Reproducing a run (``--deterministic``, DMC only; docs/usage.md): the algorithm samples and updates in a fixed order,
 so one seed gives the same progress records, but for their timing fields (:data:`cardrl.run_dir.TIMING_FIELDS`), and
-the same weights on any machine state. :func:`deterministic_problems` refuses what would make a run depend on the
-clock: a stop or an evaluation by time, or more than one torch thread.
+the same weights on any machine state. :func:`~cardrl.algorithms.training.run_checks.deterministic_problems`
+refuses what would make a run depend on the clock: a stop or an evaluation by time, or more than one torch thread.
 """
 
 from __future__ import annotations
@@ -40,22 +40,12 @@ from cardrl.machine_load import load_1m
 from cardrl.algorithms.training.driver import Driver
 from cardrl.algorithms.training.learners import set_learner_threads
 from cardrl.algorithms.training.registry import driver as driver_of
+from cardrl.algorithms.training.run_checks import check_run_options, stop_time_of
 from cardrl.algorithms.training.run_config import read_spec, run_dir, write_config
 from cardrl.algorithms.training.run_spec import RunSpec
 from cardrl.algorithms.training.settings import RunSettings, with_flags
 
-__all__ = ["run_training", "check_training", "run_loop", "stop_rule", "stop_time_of", "RunClock",
-           "Sink", "RunFiles", "deterministic_problems",
-           "DEFAULT_STOP_TIME_S"]
-
-DEFAULT_STOP_TIME_S = 600.0  # a run given neither --stop-time nor --stop-frames
-DEFAULT_EVAL_EVERY_S = RunSettings.eval_every  # --eval-every's default (a dataclass field's default is its class's)
-
-
-def stop_time_of(run: RunSettings) -> float | None:
-    """The seconds after which a run stops: ``--stop-time``, else 10 minutes unless ``--stop-frames`` is given."""
-    return run.stop_time if run.stop_time is not None else (None if run.stop_frames else DEFAULT_STOP_TIME_S)
-
+__all__ = ["run_training", "check_training", "run_loop", "stop_rule", "RunClock", "Sink", "RunFiles"]
 
 def stop_rule(run: RunSettings) -> Callable[[float, int], bool]:
     """``done(elapsed_s, frames) -> bool`` of a run's ``--stop-time`` / ``--stop-frames`` (either ends it; 10 minutes
@@ -219,6 +209,8 @@ def _restore(driver: Driver, algo: Any, run: RunSettings, out: Path, resume_from
         moved = files.trim_progress(out, 0)
         if moved:
             print(f"{moved} progress record(s) of an earlier run in {out} moved to {files.DISCARDED}", flush=True)
+        if run.init_weights:
+            print(driver.init_weights(algo, run.init_weights), flush=True)
         return {}
     algo.restore_from_path(str(resume_from))
     run_info = dict(getattr(algo, "run_info", None) or {})
@@ -226,60 +218,10 @@ def _restore(driver: Driver, algo: Any, run: RunSettings, out: Path, resume_from
     print(f"resumed from {resume_from}: iteration {algo.iteration}, frames {driver.frames_trained(algo):,}, "
           f"{run_info.get('time_s', 0.0):,.0f}s trained"
           + (f"; {moved} progress record(s) written after it moved to {files.DISCARDED}" if moved else "")
-          + driver.resumed_note, flush=True)
+          + driver.resumed_note
+          + (f"; --init-weights {run.init_weights} was loaded when the run started, its weights are the "
+             f"checkpoint's now" if run.init_weights else ""), flush=True)
     return run_info
-
-
-def deterministic_problems(run: RunSettings) -> list[str]:
-    """What a ``--deterministic`` run (the same records and weights from the same seed, however busy the machine)
-    can not take: a stop or an evaluation by the clock, which would fall at another iteration in every run, and more
-    than one torch thread. Checkpoints by the clock (``--checkpoint-every``) are allowed: they change nothing the
-    run computes. Empty without ``--deterministic``."""
-    if not run.deterministic:
-        return []
-    problems = []
-    if run.stop_time is not None:
-        problems.append(f"--stop-time {run.stop_time:g}s stops by the clock: stop by frames with --stop-frames N")
-    elif not run.stop_frames:
-        problems.append(f"without --stop-frames the run stops by the clock (after {DEFAULT_STOP_TIME_S / 60:g}m): "
-                        f"give --stop-frames N")
-    if run.eval_every:
-        given = (f"--eval-every's default ({DEFAULT_EVAL_EVERY_S / 60:g}m)" if run.eval_every == DEFAULT_EVAL_EVERY_S
-                 else f"--eval-every {run.eval_every:g}s")
-        problems.append(f"{given} evaluates by the clock: give --eval-every 0 (and --eval-every-frames N to "
-                        f"evaluate at frame milestones)")
-    if run.learner_threads != 1:
-        problems.append(f"--learner-threads {run.learner_threads}: a deterministic learner computes with one torch "
-                        f"thread, give --learner-threads 1 (the default)")
-    return problems
-
-
-def _check_run_options(run_spec: RunSpec) -> bool:
-    """Refuse what the run options can not do together; returns whether the run resumes."""
-    run = run_spec.run
-    driver_of(run_spec.algo).check(run_spec)
-    if run.resume and run.restore:
-        raise ValueError("--resume continues the run in --out from its latest checkpoint, --restore starts a run from "
-                         "the checkpoint it names: give one of them, not both")
-    for flag, value in (("--stop-time", run.stop_time), ("--checkpoint-every", run.checkpoint_every)):
-        if value is not None and not value > 0:
-            raise ValueError(f"{flag} must be a duration > 0, e.g. 90s, 10m or 2h; got {value:g}s")
-    problems = deterministic_problems(run)
-    if problems:
-        raise ValueError("--deterministic fixes the run by its seed, so it takes nothing that depends on the clock "
-                         "or the machine: " + "; ".join(problems))
-    if run.out is not None and Path(run.out).exists() and not Path(run.out).is_dir():
-        raise ValueError(f"--out {run.out} is a file; give the run directory to write (made if missing)")
-    if run.restore is not None:
-        if not Path(run.restore).is_dir():
-            raise FileNotFoundError(f"--restore {run.restore}: no such checkpoint directory")
-        warn_if_untrusted(run.restore, "--restore")
-        if driver_of(run_spec.algo).verify_checkpoint is not None:
-            try:
-                driver_of(run_spec.algo).verify_checkpoint(Path(run.restore))
-            except ValueError as err:
-                raise ValueError(f"--restore {run.restore}: {err}") from None
-    return run.resume
 
 
 def resumed_spec(run_spec: RunSpec, out: Path) -> RunSpec:
@@ -312,7 +254,7 @@ def check_training(run_spec: RunSpec, say: Callable[[str], Any] = print) -> tupl
     """What ``cardrl train`` checks before Ray starts: the run options together, the algorithm's config (its
     ``validate()``) and the baselines; returns whether the run resumes, the config and the baselines. ValueError
     (FileNotFoundError for a baseline's checkpoint) naming what is wrong."""
-    resume = _check_run_options(run_spec)
+    resume = check_run_options(run_spec)
     try:
         config = driver_of(run_spec.algo).build_config(run_spec, say)
         if hasattr(config, "validate"):

@@ -41,7 +41,8 @@ ALGO_HELP = ("the algorithm: dmc, topk-ppo (DanZero+'s PPO over a frozen DMC's k
 SETTINGS = {"dmc": "cardrl.algorithms.dmc.settings:DMCSettings",
             "topk-ppo": "cardrl.algorithms.topk_ppo.settings:TopKPPOSettings",
             "ppo": "cardrl.algorithms.masked_ppo.settings:PPOSettings"}
-RUN_OPTIONS = {"dmc": frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches", "deterministic"}),
+RUN_OPTIONS = {"dmc": frozenset({"resume", "eval_every_frames", "eval_unpruned", "final_matches", "deterministic",
+                                  "init_weights"}),
                "topk-ppo": frozenset({"resume", "eval_every_frames"}),
                "ppo": frozenset()}
 

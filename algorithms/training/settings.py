@@ -65,7 +65,8 @@ OPTIONAL_RUN_OPTIONS = {"resume": " only; --algo {algo} starts from a checkpoint
                         "eval_every_frames": " only; --algo {algo} evaluates by the clock, --eval-every",
                         "eval_unpruned": " with --prune mcs only (ODMC); --algo {algo} does not prune",
                         "final_matches": " only; --algo {algo} plays no whole matches at the end",
-                        "deterministic": " only; --algo {algo} has no deterministic mode"}
+                        "deterministic": " only; --algo {algo} has no deterministic mode",
+                        "init_weights": " only; --algo {algo} starts from a checkpoint with --restore PATH"}
 
 
 @dataclass
@@ -85,6 +86,10 @@ class RunSettings:
     out: str | None = option(None, "run directory: checkpoints, progress.jsonl, TensorBoard (default: "
                                    "runs/<algo>_<game>)", type=path_arg)
     restore: str | None = option(None, "checkpoint directory to start from", type=path_arg)
+    init_weights: str | None = option(None, "dmc: the Q-networks start from these exported weights, weights:DIR "
+                                            "(cardrl export) or zoo:NAME, instead of random ones; the optimizer "
+                                            "state, counters and schedules start fresh (a run carried to another "
+                                            "machine, fine-tuning; docs/operations.md); not with --restore")
     resume: bool = option(False, "dmc, topk-ppo: continue the run in --out from its latest complete checkpoint "
                                  "(counters, schedules, elapsed time, progress.jsonl); starts fresh when there is "
                                  "none; not with --restore")

@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from cardrl.algorithms.training.loop import stop_time_of
+from cardrl.algorithms.training.run_checks import stop_time_of
 from cardrl.algorithms.training.registry import driver
 from cardrl.algorithms.tune import resume as resuming
 from cardrl.algorithms.tune.results import best_of, label, plot, rows_of, table, write_csv

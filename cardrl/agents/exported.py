@@ -35,8 +35,8 @@ from cardrl.agents.q_agent import QAgent
 from cardrl.features.layout import encoder_layout, layout_differences
 from cardrl.games.registry import get_game
 
-__all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "load_onnx_agent", "load_weights_agent",
-           "OnnxQNet", "register", "cardrl_version", "BARE_MODEL_ORDER"]
+__all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "network_files", "load_onnx_agent",
+           "load_weights_agent", "OnnxQNet", "register", "cardrl_version", "BARE_MODEL_ORDER"]
 
 AGENT_FILE = "cardrl_agent.json"
 FORMAT_VERSION = 1
@@ -135,7 +135,8 @@ def _agent(record, networks: Mapping[str, Any], where: str, game: str, options: 
                   move_filter=_move_filter(record, game, options))
 
 
-def _net_files(record: Mapping[str, Any], root: Path, where: str) -> dict[str, Path]:
+def network_files(record: Mapping[str, Any], root: Path, where: str) -> dict[str, Path]:
+    """Each network's file in ``root`` named by an agent record; ValueError or FileNotFoundError (with ``where``)."""
     files = {}
     for name, net in dict(record["networks"]).items():
         file = net.get("file") if isinstance(net, dict) else None
@@ -243,7 +244,7 @@ def load_onnx_agent(path: str, game: str, options: Mapping[str, Any], module: st
     where = f"onnx:{path}"
     rows = record.get("input") in _danzero_inputs()
     networks = {}
-    for name, file in _net_files(record, root, where).items():
+    for name, file in network_files(record, root, where).items():
         net = record["networks"][name]
         networks[name] = OnnxQNet(file, net["state_dim"], net.get("history_shape"), net["action_dim"], where, rows)
     return _agent(record, networks, where, game, options)
@@ -265,7 +266,7 @@ def load_weights_agent(path: str, game: str, options: Mapping[str, Any], module:
     record = read_agent_file(path, "weights")
     where = f"weights:{path}"
     networks = {}
-    for name, file in _net_files(record, Path(path), where).items():
+    for name, file in network_files(record, Path(path), where).items():
         try:
             tensors = load_file(str(file))
         except (SafetensorError, OSError, ValueError) as err:
