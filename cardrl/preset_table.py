@@ -87,6 +87,9 @@ DANZERO_OPTIMIZER = ("--lr", "1e-3", "--optimizer", "rmsprop_tf1", "--rmsprop-al
 DANZERO = ("--model", "mlp", *DANZERO_OPTIMIZER)  # one shared 4 x 512 tanh MLP (DanZero Fig. 4)
 DANZERO_BATCH = ("--frames-per-update", "32768")  # DanZero+ Table IV
 DANZERO_CLIP = ("--q-clip", "admc", "--admc-gamma", "0.65")  # DanZero's learner's clip of range 0.65 (eqs. 1-3)
+BF16_RUNNERS = ("--actor-precision", "bfloat16")  # cardrl's faster variants (docs/performance.md)
+BF16_LEARNER = ("--learner-precision", "bfloat16")
+QUEUED_REQUESTS = ("--sample-requests-in-flight", "6")
 # lambda 1 -> 0 over OADMCDou's first 20 days at 100,236,906 state-action pairs a day, then 0 (OADMCDou Sec. 5.2;
 # cardrl.algorithms.dmc.schedules.OADMCDOU_ORACLE); give --oracle 1:0:FRAMES after the preset for a shorter budget
 OADMCDOU_ORACLE = f"1:0:{PAPER_ORACLE_FRAMES}"
@@ -220,14 +223,12 @@ PRESETS = (
     # ---- the learning benchmark's variants (cardrl bench learning GAME --variants ...), any game they apply to ---
     Preset("dmc", None, paper="DouZero (Zha et al. 2021)", reproduces="plain DMC with the game's defaults",
            variant=True),
-    Preset("dmc_fast", None, options=("--actor-precision", "bfloat16", "--sample-requests-in-flight", "6"),
+    Preset("dmc_fast", None, options=(*BF16_RUNNERS, *QUEUED_REQUESTS),
            paper="cardrl", reproduces="plain DMC, its env runners scoring in bfloat16 (the learner in float32) with 6 "
                                       "sample requests queued (docs/performance.md)", variant=True),
-    Preset("dmc_bf16", None, options=("--actor-precision", "bfloat16", "--learner-precision", "bfloat16",
-                                      "--sample-requests-in-flight", "6"),
-           paper="cardrl", reproduces="dmc_fast with the learner's forward in bfloat16 too (its weights, gradients and "
-                                      "optimizer float32): the fastest plain DMC on CPUs with AMX (docs/performance.md)",
-           variant=True),
+    Preset("dmc_bf16", None, options=(*BF16_RUNNERS, *BF16_LEARNER, *QUEUED_REQUESTS), paper="cardrl",
+           reproduces="dmc_fast with the learner's forward in bfloat16 too (its weights, gradients and optimizer "
+                      "float32): the fastest plain DMC on CPUs with AMX (docs/performance.md)", variant=True),
     Preset("dmc_centred", None, options=("--target-baseline", "seat_mean"), paper="cardrl",
            reproduces="DMC with each seat's targets centred on its running mean return (docs/learning.md, The dip)",
            variant=True),
@@ -239,9 +240,8 @@ PRESETS = (
     Preset("omodmc", None, options=("--opponent-model", "luo_tan", "--prune", "mcs"), paper=LUO_TAN,
            reproduces="Table 4: opponent model + MCS pruning (DouDiZhu: unified features, one shared network)",
            variant=True, needs_search=True, opponent_model="luo_tan"),
-    Preset("omodmc_bf16", None, options=("--opponent-model", "luo_tan", "--prune", "mcs", "--actor-precision",
-                                         "bfloat16", "--learner-precision", "bfloat16",
-                                         "--sample-requests-in-flight", "6"), paper=LUO_TAN,
+    Preset("omodmc_bf16", None, options=("--opponent-model", "luo_tan", "--prune", "mcs", *BF16_RUNNERS,
+                                         *BF16_LEARNER, *QUEUED_REQUESTS), paper=LUO_TAN,
            reproduces="omodmc with bfloat16 runners and learner forward and 6 queued sample requests "
                       "(docs/performance.md)", variant=True, needs_search=True, opponent_model="luo_tan"),
     Preset("admc", None, options=("--q-clip", "admc"), paper=OADMCDOU, reproduces="eq. 2-5: the ADMC loss",
@@ -256,13 +256,11 @@ PRESETS = (
     Preset("unified", None, options=("--features", "unified"), paper=LUO_TAN,
            reproduces="their unified features with their decision model, no opponent model", variant=True,
            needs_features="unified"),
-    Preset("unified_fast", None, options=("--features", "unified", "--actor-precision", "bfloat16",
-                                          "--sample-requests-in-flight", "6"), paper="cardrl",
+    Preset("unified_fast", None, options=("--features", "unified", *BF16_RUNNERS, *QUEUED_REQUESTS), paper="cardrl",
            reproduces="unified, its env runners scoring in bfloat16 (the learner in float32) with 6 sample requests "
                       "queued: the fastest per minute on CPUs with AVX512-BF16 or AMX (docs/performance.md)",
            variant=True, needs_features="unified"),
-    Preset("unified_bf16", None, options=("--features", "unified", "--actor-precision", "bfloat16",
-                                          "--learner-precision", "bfloat16", "--sample-requests-in-flight", "6"),
+    Preset("unified_bf16", None, options=("--features", "unified", *BF16_RUNNERS, *BF16_LEARNER, *QUEUED_REQUESTS),
            paper="cardrl", reproduces="unified_fast with the learner's forward in bfloat16 too (its weights, gradients "
                                       "and optimizer float32; docs/performance.md)",
            variant=True, needs_features="unified"),

@@ -36,22 +36,14 @@ def _directory(source: str, game: str) -> Path:
 def read_init_weights(source: str, game: str) -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     """The agent record (``cardrl_agent.json``) and each network's float32 tensors of ``source``; ValueError or
     FileNotFoundError naming what is wrong (an unknown kind, another game, a file that is not safetensors)."""
-    from safetensors import SafetensorError
-    from safetensors.torch import load_file
-
-    from cardrl.agents.exported import network_files, read_agent_file
+    from cardrl.agents.exported import network_tensors, read_agent_file
 
     directory = _directory(source, game)
     record = read_agent_file(directory, "weights")
     if record["game"] not in (game, f"{game}_v0"):
         raise ValueError(f"--init-weights {source}: the weights play {record['game']!r}, not {game!r}")
-    networks = {}
-    for name, file in network_files(record, directory, f"--init-weights {source}").items():
-        try:
-            networks[name] = {k: v.float() for k, v in load_file(str(file)).items()}
-        except (SafetensorError, OSError, ValueError) as err:
-            raise ValueError(f"--init-weights {source}: {file.name} is not a safetensors file ({err})") from None
-    return record, networks
+    networks = network_tensors(record, directory, f"--init-weights {source}")
+    return record, {name: {k: v.float() for k, v in tensors.items()} for name, tensors in networks.items()}
 
 
 def _trained_with(record: dict[str, Any], name: str) -> str:

@@ -35,8 +35,8 @@ from cardrl.agents.q_agent import QAgent
 from cardrl.features.layout import encoder_layout, layout_differences
 from cardrl.games.registry import get_game
 
-__all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "network_files", "load_onnx_agent",
-           "load_weights_agent", "OnnxQNet", "register", "cardrl_version", "BARE_MODEL_ORDER"]
+__all__ = ["AGENT_FILE", "FORMAT_VERSION", "FORMATS", "read_agent_file", "network_files", "network_tensors",
+           "load_onnx_agent", "load_weights_agent", "OnnxQNet", "register", "cardrl_version", "BARE_MODEL_ORDER"]
 
 AGENT_FILE = "cardrl_agent.json"
 FORMAT_VERSION = 1
@@ -256,23 +256,30 @@ def load_weights_agent(path: str, game: str, options: Mapping[str, Any], module:
     if module is not None:
         raise ValueError(f"weights:{path}:{module}: weights:DIR takes no :MODULE (the seats play the networks its "
                          f"{AGENT_FILE} maps them to)")
+    from cardrl.agents.torch_qnet import TorchQNet
+
+    record = read_agent_file(path, "weights")
+    where = f"weights:{path}"
+    networks = {name: TorchQNet(record["networks"][name], tensors, f"{where} network {name!r}")
+                for name, tensors in network_tensors(record, Path(path), where).items()}
+    return _agent(record, networks, where, game, options)
+
+
+def network_tensors(record: Mapping[str, Any], root: Path, where: str) -> dict[str, dict[str, Any]]:
+    """Each network's tensors, read from the safetensors file an agent record names in ``root`` (no pickle);
+    ValueError naming the file that is not safetensors, or the missing package."""
     try:
         from safetensors import SafetensorError
         from safetensors.torch import load_file
     except ImportError:
         raise _missing("safetensors", "weights") from None
-    from cardrl.agents.torch_qnet import TorchQNet
-
-    record = read_agent_file(path, "weights")
-    where = f"weights:{path}"
-    networks = {}
-    for name, file in network_files(record, Path(path), where).items():
+    tensors = {}
+    for name, file in network_files(record, root, where).items():
         try:
-            tensors = load_file(str(file))
+            tensors[name] = load_file(str(file))
         except (SafetensorError, OSError, ValueError) as err:
             raise ValueError(f"{where}: {file.name} is not a safetensors file ({err})") from None
-        networks[name] = TorchQNet(record["networks"][name], tensors, f"{where} network {name!r}")
-    return _agent(record, networks, where, game, options)
+    return tensors
 
 
 def register() -> None:
