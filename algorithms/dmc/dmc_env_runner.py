@@ -28,9 +28,11 @@ from collections import defaultdict
 
 import numpy as np
 import torch
+from ray.rllib.core import COMPONENT_RL_MODULE
 
 from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
 from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
+from cardrl.algorithms.dmc.bfloat16_scoring import BFloat16Scorers
 from cardrl.algorithms.dmc.bidding import SeatDecisions, WholeGameDecisions, is_bid_module
 from cardrl.algorithms.dmc.centering import SeatReturnMean
 from cardrl.algorithms.dmc.coach import COACH, COACH_HANDS, COACH_SIDE, rejects
@@ -155,9 +157,11 @@ class DMCEnvRunner(LockstepEnvRunner):
                                    "is False): give the runners GPUs (num_gpus_per_env_runner) or drop the option")
             self.device = torch.device("cuda")
             self.module.foreach_module(lambda mid, m: m.to(self.device))
-        # bfloat16 scoring (actor_precision): the matrix products in bfloat16, the weights stay float32
-        self.autocast = (torch.autocast(self.device.type, dtype=torch.bfloat16)
-                         if getattr(config, "actor_precision", "float32") == "bfloat16" else contextlib.nullcontext())
+        # bfloat16 scoring (actor_precision): the products under autocast, by copies whose weights are already
+        # bfloat16 (bfloat16_scoring.py: the same Q-values, no cast per call); the runner's own modules stay float32
+        bf16 = getattr(config, "actor_precision", "float32") == "bfloat16"
+        self.autocast = torch.autocast(self.device.type, dtype=torch.bfloat16) if bf16 else contextlib.nullcontext()
+        self.bf16_scorers = BFloat16Scorers(lambda mid: self.module[mid]) if bf16 else None
         # the learner reads the actor's Q only with ADMC (OADMCDou eq. 2); else moves chosen without Q go unscored
         self.score_every_move = getattr(config, "q_clip", None) == "admc"
         # oracle guiding (OADMCDou eq. 1) and the coach (DouZero+): their scheduled values come with each request
@@ -181,6 +185,11 @@ class DMCEnvRunner(LockstepEnvRunner):
 
             self.pruner = MCSPruner(config.prune_slack, config.prune_extra)
         self.aux_labels = aux_labeller(config, self.env.game)
+
+    def set_state(self, state) -> None:
+        super().set_state(state)
+        if self.bf16_scorers is not None and COMPONENT_RL_MODULE in state:
+            self.bf16_scorers.weights_changed()
 
     def reseed(self, entropy: list[int]) -> None:
         """Draw deals (and exploration) from ``default_rng([*entropy, worker index])`` from now on and deal every game
@@ -307,7 +316,8 @@ class DMCEnvRunner(LockstepEnvRunner):
                 feats[k] = self.decisions.action_features(envs[k], items[k][2])
             names = blocks[scored[0]].keys()
             with self.autocast:
-                q, counts = score_flat(self.module[mid], np.stack([obs[k] for k in scored]),
+                scorer = self.module[mid] if self.bf16_scorers is None else self.bf16_scorers[mid]
+                q, counts = score_flat(scorer, np.stack([obs[k] for k in scored]),
                                        [feats[k] for k in scored],
                                        {n: np.stack([blocks[k][n] for k in scored]) for n in names} or None)
             first, ties = greedy_choices(q, counts)
