@@ -103,10 +103,14 @@ def _list(root: Path, markdown: bool) -> int:
 
 
 # ---- the card --------------------------------------------------------------------------------------------------
-def _last_progress(run_dir: Path) -> dict:
+def _progress_at(run_dir: Path, frames: int | None) -> dict:
+    """The run's last progress record at or before ``frames`` (the checkpoint's): a run stopped after its last
+    checkpoint has trained on past it, and those frames are not in the checkpoint."""
     from cardrl.run_dir import read_progress
 
     records = read_progress(run_dir) if (run_dir / "progress.jsonl").is_file() else []
+    if frames is not None:
+        records = [r for r in records if r.get("frames_trained", 0) <= frames]
     return records[-1] if records else {}
 
 
@@ -121,15 +125,16 @@ def _machines(run_dir: Path) -> str | None:
 
 def training_record(checkpoint: str | Path, frames: int | None) -> dict[str, Any]:
     """How the checkpoint was trained, read from its run directory (the checkpoint's parent, when it holds a
-    ``config.json``): the command, frames, training seconds, machine and date; what is not recorded is None."""
+    ``config.json``): the command, frames (the checkpoint's, ``frames``, when known), training seconds, machine and
+    date; what is not recorded is None."""
     checkpoint = Path(checkpoint).resolve()
     run_dir = checkpoint.parent
     config = json.loads((run_dir / "config.json").read_text()) if (run_dir / "config.json").is_file() else {}
-    last = _last_progress(run_dir)
+    last = _progress_at(run_dir, frames)
     stamp = next((f for f in (checkpoint / "cardrl_checkpoint.json", checkpoint) if f.exists()), checkpoint)
     date = datetime.fromtimestamp(stamp.stat().st_mtime, timezone.utc).date().isoformat()
     return {"command": config.get("command"), "algo": config.get("algo"),
-            "frames": last.get("frames_trained", frames), "train_seconds": last.get("train_s"),
+            "frames": last.get("frames_trained") if frames is None else frames, "train_seconds": last.get("train_s"),
             "machine": _machines(run_dir), "date": date, "source_checkpoint": _relative(checkpoint)}
 
 

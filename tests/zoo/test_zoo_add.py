@@ -110,7 +110,7 @@ def test_a_shipped_entry_plays_a_seeded_deal_as_its_source_checkpoint(name):
 
 
 def test_a_luo_tan_opponent_model_exports_as_weights_and_plays_as_its_checkpoint(tmp_path):
-    """``weights:`` rebuilds Luo & Tan's opponent model in plain torch (the zoo's DouDiZhu agent has one): the export
+    """``weights:`` rebuilds Luo & Tan's opponent model in plain torch (OMODMC's networks have one): the export
     chooses the checkpoint agent's move at every one of 200 seeded positions."""
     from cardrl.algorithms.export import export_checkpoint
     from cardrl.eval.agreement import agreement
@@ -124,3 +124,19 @@ def test_a_luo_tan_opponent_model_exports_as_weights_and_plays_as_its_checkpoint
               "weights": build_agent(f"weights:{tmp_path / 'fp32'}", "doudizhu", {})}
     rates, _ = agreement(agents, "checkpoint", "doudizhu", {}, 200)
     assert rates["weights"] == 1.0
+
+
+def test_the_card_records_the_checkpoints_frames_not_those_trained_after_it(tmp_path):
+    """A run stopped after its last checkpoint has progress records past it: the card gives the checkpoint's frames
+    and the training seconds of the last record at or before them."""
+    from cardrl.algorithms.zoo import training_record
+
+    run = tmp_path / "run"
+    (run / "checkpoint").mkdir(parents=True)
+    (run / "checkpoint" / "cardrl_checkpoint.json").write_text("{}")
+    (run / "config.json").write_text(json.dumps({"command": "cardrl train doudizhu", "algo": "dmc"}))
+    (run / "progress.jsonl").write_text("".join(json.dumps({"iteration": i, "frames_trained": f, "train_s": s}) + "\n"
+                                                for i, (f, s) in enumerate([(100, 1.0), (200, 2.0), (300, 3.0)])))
+    record = training_record(run / "checkpoint", 200)
+    assert (record["frames"], record["train_seconds"], record["command"]) == (200, 2.0, "cardrl train doudizhu")
+    assert training_record(run / "checkpoint", None)["frames"] == 300  # not known: the run's last record

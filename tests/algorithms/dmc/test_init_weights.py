@@ -12,9 +12,9 @@ from cardrl.algorithms.dmc.dmc import DMCConfig
 from cardrl.algorithms.dmc.init_weights import load_init_weights, read_init_weights
 from cardrl.algorithms.training.loop import check_training
 from cardrl.algorithms.training.run_spec import RunSpec
-from cardrl.zoo.catalog import entry_dir
+from cardrl.zoo.catalog import entry_dir, read_card
 
-ZOO_OPTIONS = {"opponent_model": "luo_tan", "q_model": "luo_tan"}
+ZOO_OPTIONS = {"q_model": "luo_tan"}  # the zoo's DouDiZhu network: Luo & Tan's, on their unified features
 
 
 def _zoo_tensors() -> dict[str, torch.Tensor]:
@@ -31,7 +31,8 @@ def test_the_zoo_weights_are_what_the_learner_and_its_runner_play_with(ray_local
     algo = _config("unified", **ZOO_OPTIONS).build_algo()
     try:
         line = load_init_weights(algo, "zoo:doudizhu")
-        assert line.startswith("initial weights from zoo:doudizhu (shared; exported after 2,000,000 frames)")
+        frames = read_card("doudizhu")["training"]["frames"]
+        assert line.startswith(f"initial weights from zoo:doudizhu (shared; exported after {frames:,} frames)")
         zoo = _zoo_tensors()
         learner = algo.learner_group._learner.module["shared"].state_dict()
         assert set(learner) == set(zoo) and all(torch.equal(learner[k], zoo[k]) for k in zoo)
@@ -44,15 +45,15 @@ def test_the_zoo_weights_are_what_the_learner_and_its_runner_play_with(ray_local
 
 
 def test_weights_that_do_not_fit_are_refused_with_what_they_were_trained_with(ray_local):
-    no_model = _config("unified").build_algo()  # Luo & Tan's features and network, no opponent model
+    with_model = _config("unified", opponent_model="luo_tan").build_algo()  # the zoo's network has no opponent model
     try:
-        with pytest.raises(ValueError, match=r"module 'shared' does not fit \(unexpected \['opponent_model\..*"
-                                             r"layers\.0\.weight: \(1024, 1402\) in the weights.*opponent model "
-                                             r"'luo_tan'.*give those options"):
-            load_init_weights(no_model, "zoo:doudizhu")
-        before = no_model.learner_group._learner.module["shared"].state_dict()["layers.1.weight"].clone()
+        with pytest.raises(ValueError, match=r"module 'shared' does not fit \(missing \['opponent_model\..*"
+                                             r"layers\.0\.weight: \(1024, 1106\) in the weights, \(1024, 1402\) here.*"
+                                             r"opponent model None.*give those options"):
+            load_init_weights(with_model, "zoo:doudizhu")
+        before = with_model.learner_group._learner.module["shared"].state_dict()["layers.1.weight"].clone()
     finally:
-        no_model.stop()
+        with_model.stop()
     assert not torch.equal(before, _zoo_tensors()["layers.1.weight"])  # nothing was loaded
     douzero = _config("douzero").build_algo()  # DouZero's three networks, one per role
     try:
