@@ -75,10 +75,14 @@ class CardGameEnvRunner(EnvRunner, Checkpointable):
 
                     module_state = ray.get(module_state)
                 self.module.set_state(module_state)
+                self._weights_loaded()
             if seq > 0:
                 self._weights_seq_no = seq
         if NUM_ENV_STEPS_SAMPLED_LIFETIME in state:
             self.num_env_steps_sampled_lifetime = state[NUM_ENV_STEPS_SAMPLED_LIFETIME]
+
+    def _weights_loaded(self) -> None:
+        """Called after new module weights were loaded (a subclass keeping something derived from them refreshes it)."""
 
     def get_ctor_args_and_kwargs(self):
         return ((), {"config": self.config})

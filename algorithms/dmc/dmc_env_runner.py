@@ -28,7 +28,6 @@ from collections import defaultdict
 
 import numpy as np
 import torch
-from ray.rllib.core import COMPONENT_RL_MODULE
 
 from cardrl.agents.q_agent import TIE_TOLERANCE, greedy_index
 from cardrl.algorithms.common.env_runner import LockstepEnvRunner, SegmentLabels
@@ -186,9 +185,8 @@ class DMCEnvRunner(LockstepEnvRunner):
             self.pruner = MCSPruner(config.prune_slack, config.prune_extra)
         self.aux_labels = aux_labeller(config, self.env.game)
 
-    def set_state(self, state) -> None:
-        super().set_state(state)
-        if self.bf16_scorers is not None and COMPONENT_RL_MODULE in state:
+    def _weights_loaded(self) -> None:
+        if self.bf16_scorers is not None:
             self.bf16_scorers.weights_changed()
 
     def reseed(self, entropy: list[int]) -> None:
